@@ -1,0 +1,3 @@
+module github.com/damone-rules/damone
+
+go 1.26
