@@ -14,11 +14,11 @@ const MaxCaptures = 18
 // (RULES.md, Moves). It is a 32-byte value that does not refer to the
 // position it was generated from.
 type Move struct {
-	captured uint64             // squares of the captured pieces
-	from, to Square             // origin and final landing square
-	rank     Rank               // the moving piece's rank when the move starts
-	promo    bool               // the piece is promoted where the move ends
-	n        uint8              // pieces captured; 0 for a step
+	captured uint64              // squares of the captured pieces
+	from, to Square              // origin and final landing square
+	rank     Rank                // the moving piece's rank when the move starts
+	promo    bool                // the piece is promoted where the move ends
+	n        uint8               // pieces captured; 0 for a step
 	path     [MaxCaptures]Square // landing squares in order; path[n-1] == to
 }
 
@@ -104,3 +104,5 @@ func priorityKey(n int, capturer Rank, damones, damas int) uint32 {
 }
 
 func popcount(b uint64) int { return bits.OnesCount64(b) }
+
+func trailingZeros(b uint64) int { return bits.TrailingZeros64(b) }

@@ -1,0 +1,104 @@
+// Command damone is the Italian Damone rules service and its tools.
+//
+//	damone perft [flags] DEPTH      count the legal-move tree (perft)
+//	damone moves [flags]            list the legal moves of a position
+//	damone version                  print the version
+//
+// Run "damone COMMAND --help" for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"perft", "count the leaf nodes of the legal-move tree to a depth", runPerft},
+		{"moves", "list the legal moves of a position, one per line", runMoves},
+		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {
+			_, err := fmt.Fprintln(out, version)
+			return err
+		}},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the process exit code:
+// 0 success, 1 failure, 2 usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdin, stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.As(err, new(usageError)):
+				fmt.Fprintf(stderr, "damone %s: %v\n", c.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "damone %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "damone: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: damone COMMAND [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'damone COMMAND --help' for a command's flags.")
+}
+
+// usageError marks an error in the command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, which the standard flag package alone does not.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}

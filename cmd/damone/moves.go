@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+)
+
+func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("moves", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var pf positionFlags
+	fs.StringVar(&pf.setup, "variant", "standard", "starting setup when no position is given: standard or no-damone")
+	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
+	fs.StringVar(&pf.text, "position", "", "position text (docs/notation.md)")
+	fs.StringVar(&pf.jsonText, "position-json", "", "structured position JSON ('-' reads stdin)")
+	asJSON := fs.Bool("json", false, "print a JSON array of moves with their details")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: damone moves [flags]\n\nPrints the legal moves of a position, one per line, in notation.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if pos, err := parseInterspersed(fs, args); err != nil {
+		return err
+	} else if len(pos) != 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	p, err := pf.resolve(stdin)
+	if err != nil {
+		return err
+	}
+	moves := p.LegalMoves()
+	if !*asJSON {
+		for _, m := range moves {
+			fmt.Fprintln(stdout, m.String())
+		}
+		return nil
+	}
+	type captured struct {
+		Square string `json:"square"`
+		Rank   string `json:"rank"`
+	}
+	type moveJSON struct {
+		Notation  string     `json:"notation"`
+		Origin    string     `json:"origin"`
+		Landings  []string   `json:"landings"`
+		Captured  []captured `json:"captured"`
+		Rank      string     `json:"rank"`
+		Promotion string     `json:"promotion,omitempty"`
+	}
+	out := make([]moveJSON, 0, len(moves))
+	for _, m := range moves {
+		mj := moveJSON{Notation: m.String(), Origin: m.From().String(), Rank: m.Rank().String(), Captured: []captured{}}
+		for _, s := range m.Landings() {
+			mj.Landings = append(mj.Landings, s.String())
+		}
+		for _, s := range m.Captured() {
+			pc, _ := p.PieceAt(s)
+			mj.Captured = append(mj.Captured, captured{s.String(), pc.Rank.String()})
+		}
+		if r, ok := m.Promotion(); ok {
+			mj.Promotion = r.String()
+		}
+		out = append(out, mj)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// WinCondition says how a game is won (RULES.md, End of the game).
+type WinCondition uint8
+
+const (
+	// CaptureAllPieces: a side wins when the opponent has no pieces or,
+	// being to move, no legal move (stalemate is a win for the blocker).
+	CaptureAllPieces WinCondition = iota + 1
+	// CaptureAllDamones: in addition, a side wins as soon as the opponent
+	// has no Damone left.
+	CaptureAllDamones
+)
+
+func (w WinCondition) String() string {
+	switch w {
+	case CaptureAllPieces:
+		return "capture-all-pieces"
+	case CaptureAllDamones:
+		return "capture-all-damones"
+	}
+	return fmt.Sprintf("WinCondition(%d)", uint8(w))
+}
+
+// DefaultNoProgressLimit is the no-progress draw limit in plies (RULES.md,
+// End of the game: 80 plies, 40 moves each).
+const DefaultNoProgressLimit = 80
+
+// Variant holds the rule settings of a game.
+type Variant struct {
+	// Setup is the starting arrangement. SetupCustom takes Start.
+	Setup Setup
+	// Start is the starting position for SetupCustom (its side to move
+	// moves first); ignored otherwise.
+	Start Position
+	// WinCondition defaults to CaptureAllPieces when zero.
+	WinCondition WinCondition
+	// FirstPlayer moves first in the standard and no-Damone setups.
+	FirstPlayer Side
+	// RepetitionDraw: the third occurrence of a position with the same
+	// side to move is a draw.
+	RepetitionDraw bool
+	// NoProgressLimit is the number of plies in a row without a capture or
+	// a promotion that draws the game; 0 turns the rule off.
+	NoProgressLimit int
+}
+
+// DefaultVariant returns the standard game: standard setup, capture all
+// pieces, Red first, repetition draw on, no-progress limit 80 plies.
+func DefaultVariant() Variant {
+	return Variant{
+		Setup:           SetupStandard,
+		WinCondition:    CaptureAllPieces,
+		FirstPlayer:     Red,
+		RepetitionDraw:  true,
+		NoProgressLimit: DefaultNoProgressLimit,
+	}
+}
+
+// ErrNoDamone is returned for the capture-all-Damones win condition when a
+// side starts without a Damone (RULES.md, End of the game).
+var ErrNoDamone = errors.New("win condition capture-all-damones needs a Damone for each side in the starting position")
+
+// InitialPosition validates the variant and returns its starting position.
+// Errors: an unknown setup, win condition or side, a negative no-progress
+// limit, or ErrNoDamone.
+func (v *Variant) InitialPosition() (Position, error) {
+	if v.FirstPlayer > Black {
+		return Position{}, fmt.Errorf("unknown first player %d", v.FirstPlayer)
+	}
+	if v.NoProgressLimit < 0 {
+		return Position{}, fmt.Errorf("no-progress limit %d is negative (0 turns the rule off)", v.NoProgressLimit)
+	}
+	var start Position
+	switch v.Setup {
+	case SetupStandard, SetupNoDamone:
+		start, _ = StartPosition(v.Setup, v.FirstPlayer)
+	case SetupCustom:
+		start = v.Start
+	default:
+		return Position{}, fmt.Errorf("unknown setup %d", v.Setup)
+	}
+	switch v.WinCondition {
+	case 0, CaptureAllPieces:
+	case CaptureAllDamones:
+		if start.pieces[Red][Damone] == 0 || start.pieces[Black][Damone] == 0 {
+			return Position{}, ErrNoDamone
+		}
+	default:
+		return Position{}, fmt.Errorf("unknown win condition %d", v.WinCondition)
+	}
+	return start, nil
+}
+
+// Result is who won, if anyone.
+type Result uint8
+
+const (
+	Ongoing Result = iota
+	RedWins
+	BlackWins
+	Draw
+)
+
+func (r Result) String() string {
+	return [...]string{"ongoing", "red wins", "black wins", "draw"}[r]
+}
+
+// WinFor returns the result in which s wins.
+func WinFor(s Side) Result {
+	if s == Red {
+		return RedWins
+	}
+	return BlackWins
+}
+
+// Reason is why a game ended.
+type Reason uint8
+
+const (
+	NoReason Reason = iota
+	AllPiecesCaptured
+	Stalemate
+	AllDamonesCaptured
+	Repetition
+	NoProgress
+	Resignation // recorded by the game layer
+	AgreedDraw  // recorded by the game layer
+)
+
+func (r Reason) String() string {
+	return [...]string{"", "all pieces captured", "stalemate", "all damones captured",
+		"repetition", "no progress", "resignation", "agreed draw"}[r]
+}
+
+// Outcome is a game's result and the reason for it; the zero value means
+// the game goes on.
+type Outcome struct {
+	Result Result
+	Reason Reason
+}
+
+// Over reports whether the game has ended.
+func (o Outcome) Over() bool { return o.Result != Ongoing }
+
+func (o Outcome) String() string {
+	if !o.Over() {
+		return "ongoing"
+	}
+	return o.Result.String() + " (" + o.Reason.String() + ")"
+}
+
+// PositionOutcome returns the outcome decided by the position alone under
+// the variant's settings: every rule of RULES.md, End of the game, except
+// repetition (which needs the game's history; see Game). Wins are checked
+// before the no-progress draw: a move that leaves the opponent without a
+// move wins even on the ply that reaches the limit.
+func (v *Variant) PositionOutcome(p *Position) Outcome {
+	us := p.stm
+	win := WinFor(us ^ 1)
+	if p.occ[us] == 0 {
+		return Outcome{win, AllPiecesCaptured}
+	}
+	if v.WinCondition == CaptureAllDamones {
+		if p.pieces[us][Damone] == 0 {
+			return Outcome{win, AllDamonesCaptured}
+		}
+		if p.pieces[us^1][Damone] == 0 {
+			return Outcome{WinFor(us), AllDamonesCaptured}
+		}
+	}
+	var buf [128]Move
+	if p.CountMoves(buf[:0]) == 0 {
+		return Outcome{win, Stalemate}
+	}
+	if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
+		return Outcome{Draw, NoProgress}
+	}
+	return Outcome{}
+}
+
+// Game is a game in progress: its variant, the positions and moves so far,
+// and its outcome. It is not safe for concurrent use.
+type Game struct {
+	variant   Variant
+	positions []Position // positions[i] is the position before moves[i]
+	moves     []Move
+	outcome   Outcome
+}
+
+// NewGame starts a game of the variant (see Variant.InitialPosition for
+// the errors).
+func NewGame(v Variant) (*Game, error) {
+	start, err := v.InitialPosition()
+	if err != nil {
+		return nil, err
+	}
+	if v.WinCondition == 0 {
+		v.WinCondition = CaptureAllPieces
+	}
+	g := &Game{variant: v, positions: []Position{start}}
+	g.outcome = v.PositionOutcome(&start)
+	return g, nil
+}
+
+// Variant returns the game's rule settings.
+func (g *Game) Variant() Variant { return g.variant }
+
+// Position returns the current position.
+func (g *Game) Position() Position { return g.positions[len(g.positions)-1] }
+
+// InitialPosition returns the starting position.
+func (g *Game) InitialPosition() Position { return g.positions[0] }
+
+// Moves returns the moves played, in order (a copy).
+func (g *Game) Moves() []Move { return append([]Move(nil), g.moves...) }
+
+// Ply returns the number of moves played.
+func (g *Game) Ply() int { return len(g.moves) }
+
+// Outcome returns the game's outcome; the zero Outcome while it goes on.
+func (g *Game) Outcome() Outcome { return g.outcome }
+
+// ErrGameOver is returned for a move or an ending after the game has ended.
+var ErrGameOver = errors.New("the game is over")
+
+// PlayText parses a move in notation on the current position (see
+// Position.ParseMove for its errors), plays it and returns it.
+func (g *Game) PlayText(text string) (Move, error) {
+	if g.outcome.Over() {
+		return Move{}, ErrGameOver
+	}
+	cur := g.Position()
+	m, err := cur.ParseMove(text)
+	if err != nil {
+		return Move{}, err
+	}
+	g.play(m)
+	return m, nil
+}
+
+// Play plays a move that must be legal in the current position; a move
+// that is not is refused with a *MoveError.
+func (g *Game) Play(m Move) error {
+	if g.outcome.Over() {
+		return ErrGameOver
+	}
+	cur := g.Position()
+	for _, l := range cur.LegalMoves() {
+		if l.Equivalent(&m) {
+			g.play(l)
+			return nil
+		}
+	}
+	_, err := cur.ParseMove(m.String())
+	if err == nil {
+		err = &MoveError{m.String(), MoveIllegal, "not a legal move here", nil}
+	}
+	return err
+}
+
+func (g *Game) play(m Move) {
+	next := g.Position().After(&m)
+	g.moves = append(g.moves, m)
+	g.positions = append(g.positions, next)
+	g.outcome = g.variant.PositionOutcome(&next)
+	if !g.outcome.Over() && g.variant.RepetitionDraw && g.occurrences(&next) >= 3 {
+		g.outcome = Outcome{Draw, Repetition}
+	}
+}
+
+// occurrences counts the positions of the game equal to p for the
+// repetition rule. Only positions since the last capture or promotion can
+// repeat one after it, so the no-progress counter bounds the scan.
+func (g *Game) occurrences(p *Position) int {
+	n := 0
+	last := len(g.positions) - 1
+	for i := last; i >= 0 && i >= last-p.NoProgress(); i-- {
+		q := &g.positions[i]
+		if q.hash == p.hash && q.SamePlacement(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// End records an ending decided outside the rules of play (resignation or
+// an agreed draw) and returns ErrGameOver if the game had already ended.
+func (g *Game) End(o Outcome) error {
+	if g.outcome.Over() {
+		return ErrGameOver
+	}
+	g.outcome = o
+	return nil
+}

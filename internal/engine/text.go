@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The position text form (docs/notation.md):
+//
+//	<side to move>:R<red pieces>:B<black pieces>:<no-progress plies>
+//
+// Pieces are comma-separated, each a rank letter (M Damone, D Dama,
+// P Pedine) then a square. The standard start with Red to move is
+//
+//	R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0
+//
+// String writes each side's pieces by rank from Damone down, then by
+// square a1..h8, so equal positions have equal text.
+
+// String returns the position in its text form.
+func (p Position) String() string {
+	var b strings.Builder
+	b.Grow(80)
+	b.WriteByte(p.stm.Letter())
+	for s := Red; s <= Black; s++ {
+		b.WriteByte(':')
+		b.WriteByte(s.Letter())
+		first := true
+		for r := Damone; ; r-- {
+			for bb := p.pieces[s][r]; bb != 0; bb &= bb - 1 {
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				b.WriteByte(r.Letter())
+				b.WriteString(Square(trailingZeros(bb)).String())
+			}
+			if r == Pedine {
+				break
+			}
+		}
+	}
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(int(p.noProgress)))
+	return b.String()
+}
+
+// ParsePosition parses the text form written by String. Piece order within
+// a list is free, and the no-progress field may be left out (meaning 0).
+// Every error is a *PositionError naming the field or piece that is wrong:
+// a missing or unknown side to move, a missing side list, an unknown rank
+// letter, a bad or light square, two pieces on one square, a bad counter,
+// or a placement no game can reach (see NewPosition).
+func ParsePosition(text string) (Position, error) {
+	fields := strings.Split(strings.TrimSpace(text), ":")
+	if len(fields) < 3 || len(fields) > 4 {
+		return Position{}, &PositionError{"", fmt.Sprintf(
+			"want 3 or 4 fields separated by ':' (side to move, R pieces, B pieces, no-progress plies), got %d; example %s",
+			len(fields), standardText)}
+	}
+	var stm Side
+	switch fields[0] {
+	case "R", "r":
+		stm = Red
+	case "B", "b":
+		stm = Black
+	case "":
+		return Position{}, &PositionError{"field 1 (side to move)", "missing side to move (want R or B)"}
+	default:
+		return Position{}, &PositionError{"field 1 (side to move)", fmt.Sprintf("unknown side to move %q (want R or B)", fields[0])}
+	}
+	var pieces []PlacedPiece
+	var seen [2]bool
+	for i, f := range fields[1:3] {
+		where := fmt.Sprintf("field %d", i+2)
+		if f == "" {
+			return Position{}, &PositionError{where, "empty piece list (want R or B then the pieces, e.g. RMh1,Pd1)"}
+		}
+		var side Side
+		switch f[0] {
+		case 'R', 'r':
+			side = Red
+		case 'B', 'b':
+			side = Black
+		default:
+			return Position{}, &PositionError{where, fmt.Sprintf("piece list must start with R or B, got %q", f[:1])}
+		}
+		if seen[side] {
+			return Position{}, &PositionError{where, fmt.Sprintf("second piece list for %s", side)}
+		}
+		seen[side] = true
+		where = fmt.Sprintf("%s pieces", side)
+		if len(f) == 1 {
+			continue // a side with no pieces
+		}
+		for _, item := range strings.Split(f[1:], ",") {
+			if len(item) == 0 {
+				return Position{}, &PositionError{where, "empty entry (two commas in a row or a trailing comma)"}
+			}
+			var rank Rank
+			switch item[0] {
+			case 'P', 'p':
+				rank = Pedine
+			case 'D', 'd':
+				rank = Dama
+			case 'M', 'm':
+				rank = Damone
+			default:
+				return Position{}, &PositionError{fmt.Sprintf("%s, %q", where, item),
+					fmt.Sprintf("unknown rank letter %q (want M Damone, D Dama, P Pedine)", item[:1])}
+			}
+			at, err := ParseSquare(item[1:])
+			if err != nil {
+				return Position{}, &PositionError{fmt.Sprintf("%s, %q", where, item), err.Error()}
+			}
+			pieces = append(pieces, PlacedPiece{at, Piece{side, rank}})
+		}
+	}
+	noProgress := 0
+	if len(fields) == 4 {
+		n, err := strconv.Atoi(fields[3])
+		if err != nil || n < 0 || n > 65535 || fields[3] != strconv.Itoa(n) {
+			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..65535, got %q", fields[3])}
+		}
+		noProgress = n
+	}
+	return NewPosition(stm, pieces, noProgress)
+}
+
+const standardText = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"
