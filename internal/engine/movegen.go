@@ -22,33 +22,27 @@ func (p *Position) capturable(them Side, r Rank) uint64 {
 }
 
 // capturers returns, per rank, the side to move's pieces that have at least
-// one capture, found for all pieces at once with shifts.
+// one capture, found for all pieces at once with shifts. No edge masks are
+// needed: a shift that wraps round the board lands on a light square, and
+// every set it meets (targets, empty squares) holds dark squares only.
 func (p *Position) capturers() (byRank [NumRanks]uint64, any bool) {
 	us, them := p.stm, p.stm^1
 	empty := dark &^ (p.occ[Red] | p.occ[Black])
-	for r := Pedine; r <= Damone; r++ {
-		pcs := p.pieces[us][r]
-		if pcs == 0 {
-			continue
-		}
-		targets := p.capturable(them, r)
-		dirs := dirsOf(us, r)
-		var from uint64
-		for d := Direction(0); d < 4; d++ {
-			if dirs&(1<<d) == 0 {
-				continue
-			}
-			mid := shift(pcs&stepFrom[d], d) & targets
-			land := shift(mid&stepFrom[d], d) & empty
-			if land != 0 {
-				back := opposite(d)
-				from |= shift(shift(land, back), back)
-			}
-		}
-		byRank[r] = from
-		any = any || from != 0
+	tP := p.pieces[them][Pedine]
+	tD := tP | p.pieces[them][Dama]
+	tM := tD | p.pieces[them][Damone]
+	// Squares from which a leap in each direction over a target of the set
+	// lands on an empty square.
+	eNW, eNE, eSW, eSE := empty>>7, empty>>9, empty<<9, empty<<7
+	side := (tP&eNE)>>9 | (tP&eSW)<<9
+	if us == Red {
+		byRank[Pedine] = p.pieces[us][Pedine] & (side | (tP&eNW)>>7)
+	} else {
+		byRank[Pedine] = p.pieces[us][Pedine] & (side | (tP&eSE)<<7)
 	}
-	return byRank, any
+	byRank[Dama] = p.pieces[us][Dama] & ((tD&eNW)>>7 | (tD&eNE)>>9 | (tD&eSW)<<9 | (tD&eSE)<<7)
+	byRank[Damone] = p.pieces[us][Damone] & ((tM&eNW)>>7 | (tM&eNE)>>9 | (tM&eSW)<<9 | (tM&eSE)<<7)
+	return byRank, byRank[Pedine]|byRank[Dama]|byRank[Damone] != 0
 }
 
 // HasCapture reports whether the side to move must capture.
@@ -82,7 +76,7 @@ func (p *Position) GenerateMoves(buf []Move) []Move {
 			if dirs&(1<<d) == 0 {
 				continue
 			}
-			for to := shift(pcs&stepFrom[d], d) & empty; to != 0; to &= to - 1 {
+			for to := shift(pcs, d) & empty; to != 0; to &= to - 1 {
 				t := Square(bits.TrailingZeros64(to))
 				buf = append(buf, Move{
 					from:  Square(int8(t) - dirDelta[d]),
@@ -107,18 +101,13 @@ func (p *Position) CountMoves(buf []Move) int {
 	}
 	us := p.stm
 	empty := dark &^ (p.occ[Red] | p.occ[Black])
-	n := 0
-	for r := Pedine; r <= Damone; r++ {
-		pcs := p.pieces[us][r]
-		if pcs == 0 {
-			continue
-		}
-		dirs := dirsOf(us, r)
-		for d := Direction(0); d < 4; d++ {
-			if dirs&(1<<d) != 0 {
-				n += bits.OnesCount64(shift(pcs&stepFrom[d], d) & empty)
-			}
-		}
+	all := p.occ[us]
+	kings := all &^ p.pieces[us][Pedine] // Damas and Damones: all four diagonals
+	n := bits.OnesCount64(all<<9&empty) + bits.OnesCount64(all>>9&empty)
+	if us == Red {
+		n += bits.OnesCount64(all<<7&empty) + bits.OnesCount64(kings>>7&empty)
+	} else {
+		n += bits.OnesCount64(kings<<7&empty) + bits.OnesCount64(all>>7&empty)
 	}
 	return n
 }

@@ -8,7 +8,7 @@ func Perft(p *Position, depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	return perft(p, depth, newMoveStack(depth))
+	return newPerftState(p, depth).bulk(depth)
 }
 
 // PerftNoBulk is Perft without bulk counting: every leaf is played.
@@ -16,7 +16,7 @@ func PerftNoBulk(p *Position, depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	return perftNoBulk(p, depth, newMoveStack(depth))
+	return newPerftState(p, depth).full(depth)
 }
 
 // DivideEntry is one first move and the leaf count below it.
@@ -30,54 +30,64 @@ func Divide(p *Position, depth int) []DivideEntry {
 	if depth <= 0 {
 		return nil
 	}
-	stack := newMoveStack(depth)
 	moves := p.LegalMoves()
 	out := make([]DivideEntry, len(moves))
 	for i := range moves {
 		child := p.After(&moves[i])
-		n := uint64(1)
-		if depth > 1 {
-			n = perft(&child, depth-1, stack)
-		}
-		out[i] = DivideEntry{moves[i], n}
+		out[i] = DivideEntry{moves[i], Perft(&child, depth-1)}
 	}
 	return out
 }
 
-func newMoveStack(depth int) [][]Move {
-	stack := make([][]Move, depth+1)
-	for i := range stack {
-		stack[i] = make([]Move, 0, 128)
-	}
-	return stack
+// perftState holds one position and one move buffer per remaining depth,
+// so the recursion allocates nothing.
+type perftState struct {
+	pos   []Position
+	moves [][]Move
 }
 
-func perft(p *Position, depth int, stack [][]Move) uint64 {
-	if depth == 1 {
-		return uint64(p.CountMoves(stack[0]))
+func newPerftState(p *Position, depth int) *perftState {
+	s := &perftState{pos: make([]Position, depth+1), moves: make([][]Move, depth+1)}
+	for i := range s.moves {
+		s.moves[i] = make([]Move, 0, 128)
 	}
-	moves := p.GenerateMoves(stack[depth])
-	stack[depth] = moves[:0] // keep any storage append had to grow
+	s.pos[depth] = *p
+	return s
+}
+
+// bulk counts the leaves below pos[depth], counting the last ply's moves
+// without playing them.
+func (s *perftState) bulk(depth int) uint64 {
+	p := &s.pos[depth]
+	if depth == 1 {
+		return uint64(p.CountMoves(s.moves[0]))
+	}
+	moves := p.GenerateMoves(s.moves[depth])
+	s.moves[depth] = moves[:0] // keep any storage append had to grow
+	child := &s.pos[depth-1]
 	var n uint64
 	for i := range moves {
-		child := *p
+		*child = *p
 		child.Play(&moves[i])
-		n += perft(&child, depth-1, stack)
+		n += s.bulk(depth - 1)
 	}
 	return n
 }
 
-func perftNoBulk(p *Position, depth int, stack [][]Move) uint64 {
+// full counts the leaves below pos[depth], playing every move.
+func (s *perftState) full(depth int) uint64 {
 	if depth == 0 {
 		return 1
 	}
-	moves := p.GenerateMoves(stack[depth])
-	stack[depth] = moves[:0]
+	p := &s.pos[depth]
+	moves := p.GenerateMoves(s.moves[depth])
+	s.moves[depth] = moves[:0]
+	child := &s.pos[depth-1]
 	var n uint64
 	for i := range moves {
-		child := *p
+		*child = *p
 		child.Play(&moves[i])
-		n += perftNoBulk(&child, depth-1, stack)
+		n += s.full(depth - 1)
 	}
 	return n
 }
