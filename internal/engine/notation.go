@@ -183,7 +183,7 @@ func (p *Position) checkLeaps(from Square, path []Square) (uint64, string) {
 	}
 	them := pc.Side ^ 1
 	allowed := p.capturable(them, pc.Rank)
-	empty := dark &^ (p.occ[Red] | p.occ[Black]) | bit(from)
+	empty := dark&^(p.occ[Red]|p.occ[Black]) | bit(from)
 	var captured uint64
 	at := from
 	for _, land := range path {
