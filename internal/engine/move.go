@@ -106,3 +106,15 @@ func priorityKey(n int, capturer Rank, damones, damas int) uint32 {
 func popcount(b uint64) int { return bits.OnesCount64(b) }
 
 func trailingZeros(b uint64) int { return bits.TrailingZeros64(b) }
+
+// CapturedPieces returns the pieces m captures when played in p, in the
+// order they are jumped. p must be the position m was generated from.
+func (p *Position) CapturedPieces(m *Move) []PlacedPiece {
+	squares := m.Captured()
+	out := make([]PlacedPiece, len(squares))
+	for i, s := range squares {
+		pc, _ := p.PieceAt(s)
+		out[i] = PlacedPiece{s, pc}
+	}
+	return out
+}
