@@ -166,6 +166,9 @@ func (v *Variant) PositionOutcome(p *Position) Outcome {
 	if p.occ[us] == 0 {
 		return Outcome{win, AllPiecesCaptured}
 	}
+	if p.occ[us^1] == 0 { // only a custom start can leave the mover alone
+		return Outcome{WinFor(us), AllPiecesCaptured}
+	}
 	if v.WinCondition == CaptureAllDamones {
 		if p.pieces[us][Damone] == 0 {
 			return Outcome{win, AllDamonesCaptured}
