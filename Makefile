@@ -1,0 +1,55 @@
+# damone: developer and CI entry points. `make` (or `make help`) lists them.
+#
+# To add a target, give it a `## one-line description` after its
+# prerequisites: `help` lists every target that has one, under the latest
+# `##@ Section` line above it.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+
+# buf is pinned in tools/go.mod (kept apart from go.mod, where it would drag
+# in unrelated upgrades); the protoc plugins are `tool` lines of go.mod.
+BUF := go tool -modfile=tools/go.mod buf
+# The committed image that `make breaking` compares the protos against.
+BREAKING_BASELINE := proto/baseline/damone-v1.binpb
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN { FS = ":.*## " } \
+		/^##@ / { printf "\n%s\n", substr($$0, 5); next } \
+		/^[a-zA-Z0-9_.-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+##@ API contract (proto/damone/v1 -> gen/)
+
+.PHONY: generate
+generate: ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI) from proto/
+	$(BUF) generate
+
+.PHONY: check-gen
+check-gen: generate ## Regenerate and fail if gen/ differs from HEAD or has untracked files
+	@status="$$(git status --porcelain --untracked-files=all --ignored -- gen/)"; \
+	if [[ -n "$$status" ]] || ! git diff --quiet HEAD -- gen/; then \
+		echo "check-gen: gen/ is not what 'make generate' makes from the committed protos:" >&2; \
+		echo "$$status" >&2; \
+		git diff --stat HEAD -- gen/ >&2 || true; \
+		echo "check-gen: run 'make generate' and commit gen/." >&2; \
+		exit 1; \
+	fi
+	@echo "check-gen: gen/ is up to date"
+
+.PHONY: lint
+lint: ## Lint the protos (buf STANDARD + COMMENTS) and check their formatting
+	$(BUF) lint
+	$(BUF) format --diff --exit-code
+
+.PHONY: breaking
+breaking: ## Fail on changes to the protos that break the committed baseline
+	$(BUF) breaking --against $(BREAKING_BASELINE)
+
+.PHONY: breaking-baseline
+breaking-baseline: ## Deliberately accept the current protos as the new breaking baseline
+	$(BUF) build --output $(BREAKING_BASELINE)
+	@echo "breaking-baseline: wrote $(BREAKING_BASELINE); commit it with the proto change."
