@@ -1,5 +1,6 @@
 // Command damone is the Italian Damone rules service and its tools.
 //
+//	damone serve [flags]            run the service (gRPC :9090, REST :8080, metrics :9102)
 //	damone perft [flags] DEPTH      count the legal-move tree (perft)
 //	damone moves [flags]            list the legal moves of a position
 //	damone version                  print the version
@@ -26,6 +27,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"serve", "run the gRPC service, REST gateway and metrics endpoint", runServe},
 		{"perft", "count the leaf nodes of the legal-move tree to a depth", runPerft},
 		{"moves", "list the legal moves of a position, one per line", runMoves},
 		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {

@@ -109,6 +109,13 @@ func (p *Position) ParseMove(text string) (Move, error) {
 	return Move{}, p.explain(text, squares, capture, legal)
 }
 
+// ParseMoveSquares checks the syntax of a move without a position: it
+// returns the squares written (origin first) and whether it is a capture
+// ('x') rather than a step ('-'), or a *MoveError with Code MoveMalformed.
+func ParseMoveSquares(text string) (squares []Square, capture bool, err error) {
+	return splitMove(text)
+}
+
 // splitMove parses the notation into its squares and whether it is a
 // capture ('x') or a step ('-').
 func splitMove(text string) ([]Square, bool, error) {

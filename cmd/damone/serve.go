@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/peterbourgon/ff/v3"
+
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/server"
+)
+
+// envPrefix prefixes the environment variable of every serve flag:
+// --grpc-addr is DAMONE_GRPC_ADDR.
+const envPrefix = "DAMONE"
+
+func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
+	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
+	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
+	logFormat := fs.String("log-format", "json", "log format: json or text")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	storeKind := fs.String("store", "memory", "game store: memory (games last as long as the process)")
+	drain := fs.Duration("drain-timeout", server.DefaultDrainTimeout, "at shutdown, how long in-flight calls get to finish")
+	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
+	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
+	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
+	maxGames := fs.Int("max-games", games.DefaultLimits.MaxGames, "games the store may hold (0 = no limit)")
+	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")
+	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
+	watchBuffer := fs.Int("watch-buffer", games.DefaultLimits.WatchBuffer, "events buffered per watcher before a slow watcher is cut off")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: damone serve [flags]\n\nRuns the damone gRPC service, its REST/JSON gateway and its metrics endpoint.\nEvery flag can also be set by an environment variable: %s_ and the flag's\nname in upper case with '-' as '_' (a flag on the command line wins).\n\nFlags:\n", envPrefix)
+		fs.VisitAll(func(f *flag.Flag) {
+			env := envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+			fmt.Fprintf(stderr, "  --%s (env %s, default %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
+		})
+	}
+	if err := ff.Parse(fs, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+
+	logger, err := newLogger(*logFormat, *logLevel, stderr)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	for name, addr := range map[string]string{"grpc-addr": *grpcAddr, "http-addr": *httpAddr, "metrics-addr": *metricsAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return usagef("--%s %q: want host:port or :port (%v)", name, addr, err)
+		}
+	}
+	checks := []struct {
+		ok   bool
+		name string
+		val  any
+		want string
+	}{
+		{*drain > 0, "drain-timeout", *drain, "above 0"},
+		{*maxCall > 0, "max-call-duration", *maxCall, "above 0"},
+		{*maxReq >= 1024, "max-request-bytes", *maxReq, "at least 1024"},
+		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
+		{*maxGames >= 0, "max-games", *maxGames, "0 or more"},
+		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
+		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
+		{*watchBuffer >= 1, "watch-buffer", *watchBuffer, "at least 1"},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return usagef("--%s %v: must be %s", c.name, c.val, c.want)
+		}
+	}
+	var store games.Store
+	switch *storeKind {
+	case "memory":
+		store = games.NewMemoryStore()
+	default:
+		return usagef("--store %q: unknown store (want memory)", *storeKind)
+	}
+
+	srv, err := server.New(server.Config{
+		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
+		DrainTimeout: *drain, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
+		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
+		Store:  store, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return srv.Serve(ctx)
+}
+
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want json or text", format)
+}
+

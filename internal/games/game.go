@@ -1,0 +1,125 @@
+// Package games keeps stateful games of Italian Damone: creating them,
+// playing moves with per-side tokens, draw offers and resignation, the
+// per-game event log and live watching. It uses the engine for every rule
+// and knows nothing of any transport; storage sits behind Store.
+package games
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// PlayedMove is a move as played in a game, with what it captured (ranks
+// are known only in the position before the move).
+type PlayedMove struct {
+	Move     engine.Move
+	Side     engine.Side
+	Captured []engine.PlacedPiece
+}
+
+// Game is one game's stored state. Version increases by one with every
+// change; the etag is derived from it.
+type Game struct {
+	ID         string
+	Variant    engine.Variant
+	Initial    engine.Position
+	Position   engine.Position
+	Moves      []PlayedMove
+	Outcome    engine.Outcome
+	DrawOffer  engine.Side // valid when HasDrawOffer
+	HasOffer   bool
+	Version    int64
+	LastEvent  int64 // sequence number of the game's latest event
+	CreateTime time.Time
+	UpdateTime time.Time
+	// TokenHash holds the SHA-256 of each side's token; the tokens
+	// themselves are never stored.
+	TokenHash [2][32]byte
+}
+
+// Ply returns the number of moves played.
+func (g *Game) Ply() int { return len(g.Moves) }
+
+// Over reports whether the game has ended.
+func (g *Game) Over() bool { return g.Outcome.Over() }
+
+// Etag returns the game's entity tag: it changes with every change to the
+// game, so a client can make a change conditional on what it last read.
+func (g *Game) Etag() string { return `"` + strconv.FormatInt(g.Version, 10) + `"` }
+
+// Clone returns a deep copy, so a store can hand out games that callers
+// may change without touching what it holds.
+func (g *Game) Clone() *Game {
+	c := *g
+	c.Moves = make([]PlayedMove, len(g.Moves))
+	for i, m := range g.Moves {
+		c.Moves[i] = m
+		c.Moves[i].Captured = append([]engine.PlacedPiece(nil), m.Captured...)
+	}
+	return &c
+}
+
+// replay rebuilds the engine's game record (needed for the repetition
+// rule) by playing the moves again from the initial position.
+func (g *Game) replay() (*engine.Game, error) {
+	v := g.Variant
+	v.Setup, v.Start = engine.SetupCustom, g.Initial
+	eg, err := engine.NewGame(v)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range g.Moves {
+		if err := eg.Play(m.Move); err != nil {
+			return nil, err
+		}
+	}
+	return eg, nil
+}
+
+// EventKind says what happened in a game event.
+type EventKind uint8
+
+const (
+	EventCreated EventKind = iota + 1
+	EventMovePlayed
+	EventDrawOffered
+	EventDrawDeclined
+	EventEnded
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventCreated:
+		return "created"
+	case EventMovePlayed:
+		return "move played"
+	case EventDrawOffered:
+		return "draw offered"
+	case EventDrawDeclined:
+		return "draw declined"
+	case EventEnded:
+		return "ended"
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Event is one entry of a game's event log. Sequence numbers start at 1
+// (the created event) and increase by one per event of the game.
+type Event struct {
+	GameID   string
+	Sequence int64
+	Time     time.Time
+	Kind     EventKind
+	Ply      int             // moves played after the event
+	Position engine.Position // the position after the event
+	Variant  engine.Variant  // EventCreated
+	Move     PlayedMove      // EventMovePlayed
+	Side     engine.Side     // EventDrawOffered: who offered; EventDrawDeclined: who declined
+	ByMove   bool            // EventDrawDeclined: declined by playing a move
+	Outcome  engine.Outcome  // EventEnded
+}
+
+// Final reports whether the event ends the game's stream.
+func (e *Event) Final() bool { return e.Kind == EventEnded }

@@ -1,0 +1,96 @@
+package games
+
+import (
+	"strconv"
+	"sync"
+)
+
+// hub fans events out to the watchers of each game. Publishing never
+// blocks: a watcher whose bounded buffer is full is cut off (and resumes
+// from its last sequence), so a slow watcher never slows the mover or the
+// other watchers.
+type hub struct {
+	mu      sync.Mutex
+	subs    map[string]map[*subscription]struct{}
+	total   int
+	buffer  int
+	perGame int
+	max     int
+}
+
+type subscription struct {
+	game   string
+	events chan Event
+	cut    chan struct{} // closed when the watcher fell behind
+}
+
+func newHub(buffer, perGame, max int) *hub {
+	return &hub{subs: map[string]map[*subscription]struct{}{}, buffer: buffer, perGame: perGame, max: max}
+}
+
+// subscribe registers a watcher of game id, or returns an error naming the
+// limit that is reached.
+func (h *hub) subscribe(id string) (*subscription, *Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.max > 0 && h.total >= h.max {
+		return nil, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "watchers",
+			Metadata: map[string]string{"limit": "watchers", "maximum": strconv.Itoa(h.max)},
+			Message:  "the server's limit on open watch streams (max-watchers) is reached; try again later"}
+	}
+	if h.perGame > 0 && len(h.subs[id]) >= h.perGame {
+		return nil, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "watchers_per_game",
+			Metadata: map[string]string{"limit": "watchers_per_game", "maximum": strconv.Itoa(h.perGame)},
+			Message:  "this game's limit on open watch streams (max-watchers-per-game) is reached; try again later"}
+	}
+	s := &subscription{game: id, events: make(chan Event, h.buffer), cut: make(chan struct{})}
+	if h.subs[id] == nil {
+		h.subs[id] = map[*subscription]struct{}{}
+	}
+	h.subs[id][s] = struct{}{}
+	h.total++
+	return s, nil
+}
+
+func (h *hub) unsubscribe(s *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.remove(s)
+}
+
+func (h *hub) remove(s *subscription) {
+	if _, ok := h.subs[s.game][s]; !ok {
+		return
+	}
+	delete(h.subs[s.game], s)
+	if len(h.subs[s.game]) == 0 {
+		delete(h.subs, s.game)
+	}
+	h.total--
+}
+
+// publish delivers events (all of one game, in order) to its watchers.
+func (h *hub) publish(id string, events []Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs[id] {
+		for _, e := range events {
+			select {
+			case s.events <- e:
+			default:
+				close(s.cut)
+				h.remove(s)
+			}
+			if _, ok := h.subs[id][s]; !ok {
+				break
+			}
+		}
+	}
+}
+
+// watchers returns the number of open subscriptions.
+func (h *hub) watchers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.total
+}

@@ -1,0 +1,128 @@
+package games
+
+import (
+	"context"
+	"sort"
+	"sync"
+)
+
+// MemoryStore is a Store in process memory: for tests and throwaway runs.
+// Games are lost when the process ends.
+type MemoryStore struct {
+	mu       sync.RWMutex
+	games    map[string]*memGame
+	order    []string // ids in creation order
+	requests map[string]map[string]RequestRecord
+}
+
+type memGame struct {
+	game   *Game
+	events []Event
+}
+
+// NewMemoryStore returns an empty store.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{games: map[string]*memGame{}, requests: map[string]map[string]RequestRecord{}}
+}
+
+func (s *MemoryStore) Create(_ context.Context, g *Game, events []Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.games[g.ID]; dup {
+		return ErrConflict
+	}
+	s.games[g.ID] = &memGame{game: g.Clone(), events: append([]Event(nil), events...)}
+	// Ids sort in creation order (time-ordered UUIDs), but keep the slice
+	// sorted whatever the caller's ids.
+	i := sort.SearchStrings(s.order, g.ID)
+	s.order = append(s.order, "")
+	copy(s.order[i+1:], s.order[i:])
+	s.order[i] = g.ID
+	return nil
+}
+
+func (s *MemoryStore) Get(_ context.Context, id string) (*Game, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	mg, ok := s.games[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return mg.game.Clone(), nil
+}
+
+func (s *MemoryStore) List(_ context.Context, q ListQuery) ([]*Game, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	i := sort.SearchStrings(s.order, q.After)
+	if i < len(s.order) && s.order[i] == q.After {
+		i++
+	}
+	var out []*Game
+	for ; i < len(s.order) && len(out) < q.Limit; i++ {
+		g := s.games[s.order[i]].game
+		if (q.Status == InProgress && g.Over()) || (q.Status == Finished && !g.Over()) {
+			continue
+		}
+		out = append(out, g.Clone())
+	}
+	return out, nil
+}
+
+func (s *MemoryStore) Update(_ context.Context, g *Game, events []Event, req *RequestRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mg, ok := s.games[g.ID]
+	if !ok {
+		return ErrNotFound
+	}
+	if mg.game.Version != g.Version-1 {
+		return ErrConflict
+	}
+	if req != nil {
+		if _, dup := s.requests[g.ID][req.RequestID]; dup {
+			return ErrDuplicateRequest
+		}
+		if s.requests[g.ID] == nil {
+			s.requests[g.ID] = map[string]RequestRecord{}
+		}
+		s.requests[g.ID][req.RequestID] = *req
+	}
+	mg.game = g.Clone()
+	mg.events = append(mg.events, events...)
+	return nil
+}
+
+func (s *MemoryStore) Events(_ context.Context, id string, after int64, limit int) ([]Event, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	mg, ok := s.games[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	// Sequence numbers are 1, 2, 3... so event n sits at index n-1.
+	if after < 0 {
+		after = 0
+	}
+	if after >= int64(len(mg.events)) {
+		return nil, nil
+	}
+	end := min(int64(len(mg.events)), after+int64(limit))
+	return append([]Event(nil), mg.events[after:end]...), nil
+}
+
+func (s *MemoryStore) Request(_ context.Context, id, requestID string) (RequestRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.requests[id][requestID]
+	if !ok {
+		return RequestRecord{}, ErrNotFound
+	}
+	return r, nil
+}
+
+func (s *MemoryStore) Count(context.Context) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.games), nil
+}

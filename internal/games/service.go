@@ -1,0 +1,609 @@
+package games
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// Limits bound what the service holds; zero means no limit.
+type Limits struct {
+	MaxGames           int // games held in the store
+	MaxWatchers        int // open watch streams in total
+	MaxWatchersPerGame int // open watch streams per game
+	WatchBuffer        int // events buffered per watcher before it is cut off
+}
+
+// DefaultLimits are the limits a server starts with.
+var DefaultLimits = Limits{MaxGames: 100_000, MaxWatchers: 10_000, MaxWatchersPerGame: 1_000, WatchBuffer: 256}
+
+// Observer receives the service's counts for metrics; every method must
+// be cheap and safe for concurrent use.
+type Observer interface {
+	MovePlayed()
+	MoveRejected(reason string)
+	WatchersChanged(delta int)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) MovePlayed()         {}
+func (nopObserver) MoveRejected(string) {}
+func (nopObserver) WatchersChanged(int) {}
+
+// Service runs stateful games on a Store. It is safe for concurrent use.
+type Service struct {
+	store    Store
+	hub      *hub
+	limits   Limits
+	now      func() time.Time
+	observer Observer
+	draining chan struct{}
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock (for tests).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithObserver sets the receiver of the service's counts.
+func WithObserver(o Observer) Option { return func(s *Service) { s.observer = o } }
+
+// NewService returns a service on store with the given limits.
+func NewService(store Store, limits Limits, opts ...Option) *Service {
+	if limits.WatchBuffer <= 0 {
+		limits.WatchBuffer = DefaultLimits.WatchBuffer
+	}
+	s := &Service{
+		store:    store,
+		hub:      newHub(limits.WatchBuffer, limits.MaxWatchersPerGame, limits.MaxWatchers),
+		limits:   limits,
+		now:      func() time.Time { return time.Now().UTC() },
+		observer: nopObserver{},
+		draining: make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Drain ends every open and future watch stream with CodeUnavailable, so
+// watchers reconnect (elsewhere) and resume; call it when shutting down.
+func (s *Service) Drain() {
+	select {
+	case <-s.draining:
+	default:
+		close(s.draining)
+	}
+}
+
+// Watchers returns the number of open watch streams.
+func (s *Service) Watchers() int { return s.hub.watchers() }
+
+// Tokens are the secret side tokens of a new game, returned only once.
+type Tokens struct{ Red, Black string }
+
+// Create starts a game of variant v. The variant's errors (an unknown
+// setting, capture-all-Damones without both Damones) are CodeInvalidArgument
+// on field "variant"; a full store is CodeResourceExhausted.
+func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, error) {
+	eg, err := engine.NewGame(v)
+	if err != nil {
+		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
+	}
+	if o := eg.Outcome(); o.Over() {
+		return nil, Tokens{}, invalid("game.initial_position", "the starting position is already decided: %s", o)
+	}
+	if s.limits.MaxGames > 0 {
+		n, err := s.store.Count(ctx)
+		if err != nil {
+			return nil, Tokens{}, storeError(err)
+		}
+		if n >= s.limits.MaxGames {
+			return nil, Tokens{}, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "games",
+				Message:  fmt.Sprintf("the server holds its maximum of %d games (limit games)", s.limits.MaxGames),
+				Metadata: map[string]string{"limit": "games", "maximum": strconv.Itoa(s.limits.MaxGames)}}
+		}
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, Tokens{}, err
+	}
+	red, black := newToken(), newToken()
+	now := s.now()
+	g := &Game{
+		ID:         id.String(),
+		Variant:    eg.Variant(),
+		Initial:    eg.InitialPosition(),
+		Position:   eg.Position(),
+		Outcome:    eg.Outcome(),
+		Version:    1,
+		CreateTime: now,
+		UpdateTime: now,
+		TokenHash:  [2][32]byte{sha256.Sum256([]byte(red)), sha256.Sum256([]byte(black))},
+	}
+	events := []Event{{Kind: EventCreated, Variant: g.Variant}}
+	s.stamp(g, events)
+	if err := s.store.Create(ctx, g, events); err != nil {
+		return nil, Tokens{}, storeError(err)
+	}
+	return g, Tokens{Red: red, Black: black}, nil
+}
+
+func newToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand panics instead)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// stamp numbers events after g.LastEvent and fills in their common fields.
+func (s *Service) stamp(g *Game, events []Event) {
+	for i := range events {
+		g.LastEvent++
+		events[i].GameID = g.ID
+		events[i].Sequence = g.LastEvent
+		events[i].Time = g.UpdateTime
+		events[i].Ply = g.Ply()
+		events[i].Position = g.Position
+	}
+}
+
+// Get returns a game or CodeNotFound.
+func (s *Service) Get(ctx context.Context, id string) (*Game, error) {
+	g, err := s.store.Get(ctx, id)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return g, nil
+}
+
+// List returns up to limit games after the game with id after (creation
+// order), and whether more may follow.
+func (s *Service) List(ctx context.Context, q ListQuery) ([]*Game, bool, error) {
+	want := q.Limit
+	q.Limit++ // one more tells whether there is a next page
+	gs, err := s.store.List(ctx, q)
+	if err != nil {
+		return nil, false, storeError(err)
+	}
+	if len(gs) > want {
+		return gs[:want], true, nil
+	}
+	return gs, false, nil
+}
+
+// MoveRequest is a move for a game.
+type MoveRequest struct {
+	GameID       string
+	Token        string // the bearer token of the moving side
+	Move         string // notation (RULES.md, Notation)
+	ExpectedEtag string // if set, the move is played only on this etag
+	ExpectedPly  *int   // if set, the move is played only at this ply
+	RequestID    string // if set, a retry returns the first result
+}
+
+// MoveResult is what a played move returns.
+type MoveResult struct {
+	Move     PlayedMove
+	Game     *Game
+	Sequence int64 // the sequence number of the move's event
+}
+
+// maxAttempts bounds the retries of a move that lost a race it did not ask
+// to lose (no expected etag or ply): the move is checked again on the new
+// state, so it can never apply to a position it was not checked on.
+const maxAttempts = 8
+
+// MakeMove plays a move (see MoveRequest). A retry with a request id
+// already used for the same move returns the same move and event sequence
+// with the game as it is now, and plays nothing. Errors, each an *Error:
+// CodeUnauthenticated (no token), CodePermissionDenied (not one of the
+// game's tokens, or the other side's piece), CodeInvalidArgument
+// (malformed notation, a request id reused for another move), CodeNotFound,
+// CodeAborted (the etag or ply no longer holds, or a concurrent move won),
+// CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
+// move; Legal lists the legal moves).
+func (s *Service) MakeMove(ctx context.Context, r MoveRequest) (*MoveResult, error) {
+	res, err := s.makeMove(ctx, r)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			s.observer.MoveRejected(e.Reason)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// The checks run in the contract's order (docs/api.md): malformed input,
+// missing token, unknown game, wrong token or the other side's piece, a
+// replayed request id, a stale etag or ply, then the rules.
+func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, error) {
+	squares, _, err := engine.ParseMoveSquares(r.Move)
+	if err != nil {
+		return nil, invalid("move", "%v", err)
+	}
+	if r.Token == "" {
+		return nil, errMissingToken
+	}
+	for attempt := 1; ; attempt++ {
+		g, err := s.store.Get(ctx, r.GameID)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		side, err := authorize(g, r.Token)
+		if err != nil {
+			return nil, err
+		}
+		// The side concerned is the owner of the piece on the origin.
+		if pc, ok := g.Position.PieceAt(squares[0]); ok && pc.Side != side {
+			return nil, &Error{Code: CodePermissionDenied, Reason: ReasonWrongToken,
+				Message: fmt.Sprintf("the piece on %s is %s's; this token is %s's", squares[0], pc.Side, side)}
+		}
+		if r.RequestID != "" {
+			if res, err := s.replayRequest(ctx, g, r); res != nil || err != nil {
+				return res, err
+			}
+		}
+		if err := checkExpectations(g, r); err != nil {
+			return nil, err
+		}
+		res, events, err := s.play(g, side, r.Move)
+		if err != nil {
+			return nil, err
+		}
+		var req *RequestRecord
+		if r.RequestID != "" {
+			req = &RequestRecord{RequestID: r.RequestID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence}
+		}
+		err = s.store.Update(ctx, g, events, req)
+		switch {
+		case err == nil:
+			s.hub.publish(g.ID, events)
+			s.observer.MovePlayed()
+			return res, nil
+		case errors.Is(err, ErrDuplicateRequest):
+			continue // a retry of ours landed first: answer as it did
+		case errors.Is(err, ErrConflict):
+			if r.ExpectedEtag != "" || r.ExpectedPly != nil || attempt >= maxAttempts {
+				return nil, &Error{Code: CodeAborted, Reason: ReasonPlyMismatch,
+					Message: "another change to the game was made at the same time; read the game again and retry"}
+			}
+			continue
+		default:
+			return nil, storeError(err)
+		}
+	}
+}
+
+var errMissingToken = &Error{Code: CodeUnauthenticated, Reason: ReasonMissingToken,
+	Message: "this call needs the side's token as 'authorization: Bearer <token>'"}
+
+// authorize returns the side whose token is given.
+func authorize(g *Game, token string) (engine.Side, error) {
+	if token == "" {
+		return 0, errMissingToken
+	}
+	h := sha256.Sum256([]byte(token))
+	red := subtle.ConstantTimeCompare(h[:], g.TokenHash[engine.Red][:])
+	black := subtle.ConstantTimeCompare(h[:], g.TokenHash[engine.Black][:])
+	switch {
+	case red == 1:
+		return engine.Red, nil
+	case black == 1:
+		return engine.Black, nil
+	}
+	return 0, &Error{Code: CodePermissionDenied, Reason: ReasonWrongToken,
+		Message: "the bearer token is not one of this game's side tokens"}
+}
+
+// replayRequest answers a retried request id with the first result.
+func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest) (*MoveResult, error) {
+	rec, err := s.store.Request(ctx, g.ID, r.RequestID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if rec.Move != r.Move {
+		return nil, invalid("request_id", "request_id %q was already used on this game for the move %q, not %q", r.RequestID, rec.Move, r.Move)
+	}
+	// The same move and event as the first time, with the game as it is now.
+	return &MoveResult{Move: g.Moves[rec.Ply-1], Game: g, Sequence: rec.Sequence}, nil
+}
+
+func checkExpectations(g *Game, r MoveRequest) error {
+	if r.ExpectedEtag != "" && r.ExpectedEtag != g.Etag() {
+		return &Error{Code: CodeAborted, Reason: ReasonEtagMismatch,
+			Message:  fmt.Sprintf("etag %s is stale: the game is now at etag %s (ply %d); read it again", r.ExpectedEtag, g.Etag(), g.Ply()),
+			Metadata: map[string]string{"etag": g.Etag(), "ply": strconv.Itoa(g.Ply())}}
+	}
+	if r.ExpectedPly != nil && *r.ExpectedPly != g.Ply() {
+		return &Error{Code: CodeAborted, Reason: ReasonPlyMismatch,
+			Message:  fmt.Sprintf("expected ply %d, but the game is at ply %d; read it again", *r.ExpectedPly, g.Ply()),
+			Metadata: map[string]string{"etag": g.Etag(), "ply": strconv.Itoa(g.Ply())}}
+	}
+	return nil
+}
+
+// play checks and applies a move to g (a copy), returning the result and
+// the events to store.
+func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []Event, error) {
+	pos := g.Position
+	if g.Over() {
+		return nil, nil, gameOver(g)
+	}
+	if side != pos.SideToMove() {
+		e := precondition(ReasonNotYourTurn, "it is %s's turn, not %s's", pos.SideToMove(), side)
+		e.Metadata = map[string]string{"side": sideName(side), "side_to_move": sideName(pos.SideToMove())}
+		return nil, nil, e
+	}
+	eg, err := g.replay()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := eg.PlayText(text)
+	if err != nil {
+		var me *engine.MoveError
+		if errors.As(err, &me) {
+			if me.Code == engine.MoveMalformed {
+				return nil, nil, invalid("move", "%v", me)
+			}
+			e := precondition(ReasonIllegalMove, "%s", me.Error())
+			e.Err = me
+			if me.Code == engine.MoveAmbiguous {
+				e.Reason = ReasonAmbiguousMove
+				e.Legal = notations(me.Candidates)
+			} else {
+				e.Legal = notations(pos.LegalMoves())
+			}
+			return nil, nil, e
+		}
+		return nil, nil, err
+	}
+	played := PlayedMove{Move: m, Side: side, Captured: pos.CapturedPieces(&m)}
+	g.Moves = append(g.Moves, played)
+	g.Position = eg.Position()
+	g.Outcome = eg.Outcome()
+	g.Version++
+	g.UpdateTime = s.now()
+	var events []Event
+	if g.HasOffer && g.DrawOffer != side {
+		// Playing on declines the opponent's offer, just before the move.
+		g.HasOffer = false
+		events = append(events, Event{Kind: EventDrawDeclined, Side: side, ByMove: true})
+	}
+	moveAt := len(events)
+	events = append(events, Event{Kind: EventMovePlayed, Move: played})
+	if g.Over() {
+		g.HasOffer = false
+		events = append(events, Event{Kind: EventEnded, Outcome: g.Outcome})
+	}
+	s.stamp(g, events)
+	return &MoveResult{Move: played, Game: g, Sequence: events[moveAt].Sequence}, events, nil
+}
+
+// gameOver is the error for a change to a finished game.
+func gameOver(g *Game) *Error {
+	e := precondition(ReasonGameOver, "the game is over: %s", g.Outcome)
+	e.Metadata = map[string]string{"result": outcomeResultNames[g.Outcome.Result], "reason": outcomeReasonNames[g.Outcome.Reason]}
+	return e
+}
+
+// The API's enum value names, used in error metadata.
+var (
+	outcomeResultNames = [...]string{"OUTCOME_RESULT_UNSPECIFIED", "OUTCOME_RESULT_RED_WINS", "OUTCOME_RESULT_BLACK_WINS", "OUTCOME_RESULT_DRAW"}
+	outcomeReasonNames = [...]string{"OUTCOME_REASON_UNSPECIFIED", "OUTCOME_REASON_ALL_PIECES_CAPTURED", "OUTCOME_REASON_STALEMATE",
+		"OUTCOME_REASON_ALL_DAMONES_CAPTURED", "OUTCOME_REASON_REPETITION", "OUTCOME_REASON_NO_PROGRESS",
+		"OUTCOME_REASON_RESIGNATION", "OUTCOME_REASON_AGREED_DRAW"}
+)
+
+func sideName(s engine.Side) string {
+	if s == engine.Red {
+		return "SIDE_RED"
+	}
+	return "SIDE_BLACK"
+}
+
+func notations(ms []engine.Move) []string {
+	out := make([]string, len(ms))
+	for i := range ms {
+		out[i] = ms[i].String()
+	}
+	return out
+}
+
+// Resign ends the game with a win for the opponent of the token's side.
+func (s *Service) Resign(ctx context.Context, id, token string) (*Game, error) {
+	return s.change(ctx, id, token, func(g *Game, side engine.Side) ([]Event, error) {
+		g.Outcome = engine.Outcome{Result: engine.WinFor(side ^ 1), Reason: engine.Resignation}
+		g.HasOffer = false
+		return []Event{{Kind: EventEnded, Outcome: g.Outcome}}, nil
+	})
+}
+
+// OfferDraw records a draw offer by the token's side; the opponent answers
+// it with AnswerDrawOffer or declines it by moving.
+func (s *Service) OfferDraw(ctx context.Context, id, token string) (*Game, error) {
+	return s.change(ctx, id, token, func(g *Game, side engine.Side) ([]Event, error) {
+		if g.HasOffer {
+			if g.DrawOffer == side {
+				return nil, precondition(ReasonDrawAlreadyOffered, "%s has already offered a draw", side)
+			}
+			return nil, precondition(ReasonDrawAlreadyOffered, "%s has offered a draw: answer it with AnswerDrawOffer", g.DrawOffer)
+		}
+		g.HasOffer, g.DrawOffer = true, side
+		return []Event{{Kind: EventDrawOffered, Side: side}}, nil
+	})
+}
+
+// AnswerDrawOffer accepts (ending the game as an agreed draw) or declines
+// the opponent's pending offer.
+func (s *Service) AnswerDrawOffer(ctx context.Context, id, token string, accept bool) (*Game, error) {
+	return s.change(ctx, id, token, func(g *Game, side engine.Side) ([]Event, error) {
+		if !g.HasOffer || g.DrawOffer == side {
+			return nil, precondition(ReasonNoDrawOffer, "%s has no draw offer to answer", side)
+		}
+		g.HasOffer = false
+		if !accept {
+			return []Event{{Kind: EventDrawDeclined, Side: side}}, nil
+		}
+		g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.AgreedDraw}
+		return []Event{{Kind: EventEnded, Outcome: g.Outcome}}, nil
+	})
+}
+
+// change applies a token-authorized change that is not a move, retrying
+// when it loses a race (it is checked again on the new state).
+func (s *Service) change(ctx context.Context, id, token string, fn func(*Game, engine.Side) ([]Event, error)) (*Game, error) {
+	if token == "" {
+		return nil, errMissingToken
+	}
+	for attempt := 1; ; attempt++ {
+		g, err := s.store.Get(ctx, id)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		side, err := authorize(g, token)
+		if err != nil {
+			return nil, err
+		}
+		if g.Over() {
+			return nil, gameOver(g)
+		}
+		events, err := fn(g, side)
+		if err != nil {
+			return nil, err
+		}
+		g.Version++
+		g.UpdateTime = s.now()
+		s.stamp(g, events)
+		err = s.store.Update(ctx, g, events, nil)
+		switch {
+		case err == nil:
+			s.hub.publish(g.ID, events)
+			return g, nil
+		case errors.Is(err, ErrConflict) && attempt < maxAttempts:
+			continue
+		case errors.Is(err, ErrConflict):
+			return nil, &Error{Code: CodeAborted, Reason: ReasonPlyMismatch, Message: "the game kept changing; retry"}
+		default:
+			return nil, storeError(err)
+		}
+	}
+}
+
+// watchPage is how many stored events one catch-up read fetches.
+const watchPage = 256
+
+// Watch sends the game's events with sequence numbers above since, in
+// order, then live events, and returns nil after sending the game-ended
+// event. Errors: CodeNotFound; CodeInvalidArgument for a negative since;
+// CodeOutOfRange when since is past the last event; CodeResourceExhausted
+// when a watcher limit is reached or this watcher fell too far behind
+// (resume from the last sequence received); CodeUnavailable when the
+// service drains; the context's error when the caller goes away; any
+// error send returns.
+func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*Event) error) error {
+	if since < 0 {
+		return invalid("since_sequence", "since_sequence must be 0 or more, got %d", since)
+	}
+	g, err := s.store.Get(ctx, id)
+	if err != nil {
+		return storeError(err)
+	}
+	if since > g.LastEvent {
+		return &Error{Code: CodeOutOfRange, Reason: ReasonSequenceOutOfRange,
+			Message:  fmt.Sprintf("since_sequence %d is past the game's last event %d", since, g.LastEvent),
+			Metadata: map[string]string{"last_event_sequence": strconv.FormatInt(g.LastEvent, 10)}}
+	}
+	// Subscribe before reading the log, so nothing falls between the two.
+	sub, lerr := s.hub.subscribe(id)
+	if lerr != nil {
+		return lerr
+	}
+	s.observer.WatchersChanged(1)
+	defer func() {
+		s.hub.unsubscribe(sub)
+		s.observer.WatchersChanged(-1)
+	}()
+	last := since
+	deliver := func(e *Event) (bool, error) {
+		if err := send(e); err != nil {
+			return false, err
+		}
+		last = e.Sequence
+		return e.Final(), nil
+	}
+	catchUp := func() (bool, error) {
+		for {
+			evs, err := s.store.Events(ctx, id, last, watchPage)
+			if err != nil {
+				return false, storeError(err)
+			}
+			for i := range evs {
+				if done, err := deliver(&evs[i]); done || err != nil {
+					return done, err
+				}
+			}
+			if len(evs) < watchPage {
+				return false, nil
+			}
+		}
+	}
+	if done, err := catchUp(); done || err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.draining:
+			return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(
+				"the server is shutting down; watch again with since_sequence=%d", last)}
+		case <-sub.cut:
+			return &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "watch_buffer",
+				Metadata: map[string]string{"limit": "watch_buffer", "maximum": strconv.Itoa(s.limits.WatchBuffer)},
+				Message: fmt.Sprintf("this watcher fell more than %d events behind and was cut off; watch again with since_sequence=%d",
+					s.limits.WatchBuffer, last)}
+		case e := <-sub.events:
+			var done bool
+			var err error
+			switch {
+			case e.Sequence <= last: // already sent while catching up
+				continue
+			case e.Sequence == last+1:
+				done, err = deliver(&e)
+			default: // a gap: read what is missing from the log
+				done, err = catchUp()
+			}
+			if done || err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// storeError turns a store error into the service's error.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &Error{Code: CodeNotFound, Reason: ReasonGameNotFound, Message: "no such game", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &Error{Code: CodeUnavailable, Message: "the game store failed: " + err.Error(), Err: err}
+}

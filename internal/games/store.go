@@ -1,0 +1,64 @@
+package games
+
+import (
+	"context"
+	"errors"
+)
+
+// Store errors. Implementations return these (possibly wrapped) so the
+// service can tell a missing game or a lost race from a failure.
+var (
+	ErrNotFound         = errors.New("not found")
+	ErrConflict         = errors.New("the game changed since it was read")
+	ErrDuplicateRequest = errors.New("request id already used for this game")
+)
+
+// StatusFilter selects games by whether they have ended.
+type StatusFilter uint8
+
+const (
+	AnyStatus StatusFilter = iota
+	InProgress
+	Finished
+)
+
+// ListQuery selects a page of games in creation order.
+type ListQuery struct {
+	After  string // list games created after the game with this id ("" = from the first)
+	Limit  int    // at most this many games
+	Status StatusFilter
+}
+
+// RequestRecord remembers the move made under a client's request id, so a
+// retry returns the first result and plays nothing twice.
+type RequestRecord struct {
+	RequestID string
+	Move      string // the notation the request gave
+	Ply       int    // the game's ply after the move
+	Sequence  int64  // the sequence number of the move's event
+}
+
+// Store keeps games, their event logs and request ids. A database fits
+// it: Update is one transaction that checks the version (compare and set),
+// writes the game, appends the events and records the request id.
+type Store interface {
+	// Create stores a new game with its first events.
+	Create(ctx context.Context, g *Game, events []Event) error
+	// Get returns a copy of the game or ErrNotFound.
+	Get(ctx context.Context, id string) (*Game, error)
+	// List returns games in creation order after q.After.
+	List(ctx context.Context, q ListQuery) ([]*Game, error)
+	// Update stores g if the stored game's version is g.Version-1, appends
+	// events (whose sequence numbers follow the stored game's LastEvent)
+	// and, when req is not nil, records it. It returns ErrConflict if the
+	// version moved on, ErrDuplicateRequest if req's id is already
+	// recorded for the game, ErrNotFound for an unknown game.
+	Update(ctx context.Context, g *Game, events []Event, req *RequestRecord) error
+	// Events returns up to limit events with sequence numbers above after,
+	// in order.
+	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
+	// Request returns the record of a request id or ErrNotFound.
+	Request(ctx context.Context, id, requestID string) (RequestRecord, error)
+	// Count returns the number of games held.
+	Count(ctx context.Context) (int, error)
+}

@@ -1,0 +1,316 @@
+package server
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// fieldError is a malformed request field: it becomes INVALID_ARGUMENT
+// with a google.rpc.BadRequest field violation.
+type fieldError struct {
+	field string
+	msg   string
+}
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+func badField(field, format string, args ...any) *fieldError {
+	return &fieldError{field, fmt.Sprintf(format, args...)}
+}
+
+var sideToProto = [2]damonev1.Side{engine.Red: damonev1.Side_SIDE_RED, engine.Black: damonev1.Side_SIDE_BLACK}
+
+var rankToProto = [engine.NumRanks]damonev1.Rank{
+	engine.Pedine: damonev1.Rank_RANK_PEDINE,
+	engine.Dama:   damonev1.Rank_RANK_DAMA,
+	engine.Damone: damonev1.Rank_RANK_DAMONE,
+}
+
+func sideFromProto(field string, s damonev1.Side) (engine.Side, error) {
+	switch s {
+	case damonev1.Side_SIDE_RED:
+		return engine.Red, nil
+	case damonev1.Side_SIDE_BLACK:
+		return engine.Black, nil
+	}
+	return 0, badField(field, "must be SIDE_RED or SIDE_BLACK, got %v", s)
+}
+
+func rankFromProto(field string, r damonev1.Rank) (engine.Rank, error) {
+	switch r {
+	case damonev1.Rank_RANK_PEDINE:
+		return engine.Pedine, nil
+	case damonev1.Rank_RANK_DAMA:
+		return engine.Dama, nil
+	case damonev1.Rank_RANK_DAMONE:
+		return engine.Damone, nil
+	}
+	return 0, badField(field, "must be RANK_PEDINE, RANK_DAMA or RANK_DAMONE, got %v", r)
+}
+
+// positionFromProto reads a position given either as text or in the
+// structured form (not both). field is the request field's path.
+func positionFromProto(field string, p *damonev1.Position) (engine.Position, error) {
+	if p == nil {
+		return engine.Position{}, badField(field, "is required")
+	}
+	if p.GetText() != "" {
+		if len(p.GetPieces()) > 0 || p.GetSideToMove() != damonev1.Side_SIDE_UNSPECIFIED || p.GetNoProgressPlies() != 0 {
+			return engine.Position{}, badField(field, "give either text or the structured form (side_to_move, pieces, no_progress_plies), not both")
+		}
+		pos, err := engine.ParsePosition(p.GetText())
+		if err != nil {
+			return engine.Position{}, badField(field+".text", "%v", err)
+		}
+		return pos, nil
+	}
+	stm, err := sideFromProto(field+".side_to_move", p.GetSideToMove())
+	if err != nil {
+		return engine.Position{}, err
+	}
+	pieces := make([]engine.PlacedPiece, len(p.GetPieces()))
+	for i, pc := range p.GetPieces() {
+		f := fmt.Sprintf("%s.pieces[%d]", field, i)
+		at, err := engine.ParseSquare(pc.GetSquare())
+		if err != nil {
+			return engine.Position{}, badField(f+".square", "%v", err)
+		}
+		side, err := sideFromProto(f+".side", pc.GetSide())
+		if err != nil {
+			return engine.Position{}, err
+		}
+		rank, err := rankFromProto(f+".rank", pc.GetRank())
+		if err != nil {
+			return engine.Position{}, err
+		}
+		pieces[i] = engine.PlacedPiece{Square: at, Piece: engine.Piece{Side: side, Rank: rank}}
+	}
+	pos, err := engine.NewPosition(stm, pieces, int(p.GetNoProgressPlies()))
+	if err != nil {
+		return engine.Position{}, badField(field, "%v", err)
+	}
+	return pos, nil
+}
+
+func positionToProto(p *engine.Position) *damonev1.Position {
+	pieces := p.Pieces()
+	out := &damonev1.Position{
+		SideToMove:      sideToProto[p.SideToMove()],
+		Pieces:          make([]*damonev1.Piece, len(pieces)),
+		NoProgressPlies: int32(p.NoProgress()),
+		Text:            p.String(),
+	}
+	for i, pc := range pieces {
+		out.Pieces[i] = &damonev1.Piece{Square: pc.Square.String(), Side: sideToProto[pc.Side], Rank: rankToProto[pc.Rank]}
+	}
+	return out
+}
+
+// variantFromProto reads rule settings; unset fields take their defaults
+// (RULES.md: standard setup, capture all pieces, Red first, repetition on,
+// 80 plies). A nil variant is the default game.
+func variantFromProto(field string, v *damonev1.Variant) (engine.Variant, error) {
+	out := engine.DefaultVariant()
+	if v == nil {
+		return out, nil
+	}
+	switch s := v.GetStart().(type) {
+	case nil:
+	case *damonev1.Variant_Setup:
+		switch s.Setup {
+		case damonev1.Setup_SETUP_STANDARD, damonev1.Setup_SETUP_UNSPECIFIED:
+			out.Setup = engine.SetupStandard
+		case damonev1.Setup_SETUP_NO_DAMONE:
+			out.Setup = engine.SetupNoDamone
+		default:
+			return out, badField(field+".setup", "unknown setup %v", s.Setup)
+		}
+	case *damonev1.Variant_StartPosition:
+		pos, err := positionFromProto(field+".start_position", s.StartPosition)
+		if err != nil {
+			return out, err
+		}
+		out.Setup, out.Start = engine.SetupCustom, pos
+	}
+	switch v.GetWinCondition() {
+	case damonev1.WinCondition_WIN_CONDITION_UNSPECIFIED, damonev1.WinCondition_WIN_CONDITION_CAPTURE_ALL_PIECES:
+		out.WinCondition = engine.CaptureAllPieces
+	case damonev1.WinCondition_WIN_CONDITION_CAPTURE_ALL_DAMONES:
+		out.WinCondition = engine.CaptureAllDamones
+	default:
+		return out, badField(field+".win_condition", "unknown win condition %v", v.GetWinCondition())
+	}
+	if v.GetFirstPlayer() != damonev1.Side_SIDE_UNSPECIFIED {
+		s, err := sideFromProto(field+".first_player", v.GetFirstPlayer())
+		if err != nil {
+			return out, err
+		}
+		if out.Setup == engine.SetupCustom {
+			return out, badField(field+".first_player", "must be unset with start_position, whose side_to_move moves first")
+		}
+		out.FirstPlayer = s
+	}
+	if v.RepetitionDraw != nil {
+		out.RepetitionDraw = v.GetRepetitionDraw()
+	}
+	if v.NoProgressLimit != nil {
+		if v.GetNoProgressLimit() < 0 {
+			return out, badField(field+".no_progress_limit", "must be 0 (off) or more, got %d", v.GetNoProgressLimit())
+		}
+		out.NoProgressLimit = int(v.GetNoProgressLimit())
+	}
+	if _, err := out.InitialPosition(); err != nil {
+		return out, badField(field, "%v", err)
+	}
+	return out, nil
+}
+
+// variantToProto writes every setting explicitly, defaults included.
+func variantToProto(v *engine.Variant) *damonev1.Variant {
+	out := &damonev1.Variant{
+		WinCondition:    damonev1.WinCondition_WIN_CONDITION_CAPTURE_ALL_PIECES,
+		RepetitionDraw:  &v.RepetitionDraw,
+		NoProgressLimit: ptr(int32(v.NoProgressLimit)),
+	}
+	if v.WinCondition == engine.CaptureAllDamones {
+		out.WinCondition = damonev1.WinCondition_WIN_CONDITION_CAPTURE_ALL_DAMONES
+	}
+	switch v.Setup {
+	case engine.SetupNoDamone:
+		out.Start = &damonev1.Variant_Setup{Setup: damonev1.Setup_SETUP_NO_DAMONE}
+		out.FirstPlayer = sideToProto[v.FirstPlayer]
+	case engine.SetupCustom:
+		out.Start = &damonev1.Variant_StartPosition{StartPosition: positionToProto(&v.Start)}
+	default:
+		out.Start = &damonev1.Variant_Setup{Setup: damonev1.Setup_SETUP_STANDARD}
+		out.FirstPlayer = sideToProto[v.FirstPlayer]
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// moveToProto describes m, played by side in before.
+func moveToProto(before *engine.Position, m *engine.Move) *damonev1.Move {
+	return playedToProto(games.PlayedMove{Move: *m, Side: before.SideToMove(), Captured: before.CapturedPieces(m)})
+}
+
+func playedToProto(pm games.PlayedMove) *damonev1.Move {
+	m := &pm.Move
+	out := &damonev1.Move{
+		Notation: m.String(),
+		Side:     sideToProto[pm.Side],
+		Rank:     rankToProto[m.Rank()],
+		Origin:   m.From().String(),
+	}
+	for _, s := range m.Landings() {
+		out.LandingSquares = append(out.LandingSquares, s.String())
+	}
+	for _, c := range pm.Captured {
+		out.CapturedPieces = append(out.CapturedPieces, &damonev1.Piece{
+			Square: c.Square.String(), Side: sideToProto[c.Side], Rank: rankToProto[c.Rank]})
+	}
+	if r, ok := m.Promotion(); ok {
+		out.Promotion = rankToProto[r]
+	}
+	return out
+}
+
+var resultToProto = [...]damonev1.OutcomeResult{
+	engine.Ongoing:   damonev1.OutcomeResult_OUTCOME_RESULT_UNSPECIFIED,
+	engine.RedWins:   damonev1.OutcomeResult_OUTCOME_RESULT_RED_WINS,
+	engine.BlackWins: damonev1.OutcomeResult_OUTCOME_RESULT_BLACK_WINS,
+	engine.Draw:      damonev1.OutcomeResult_OUTCOME_RESULT_DRAW,
+}
+
+var reasonToProto = [...]damonev1.OutcomeReason{
+	engine.NoReason:           damonev1.OutcomeReason_OUTCOME_REASON_UNSPECIFIED,
+	engine.AllPiecesCaptured:  damonev1.OutcomeReason_OUTCOME_REASON_ALL_PIECES_CAPTURED,
+	engine.Stalemate:          damonev1.OutcomeReason_OUTCOME_REASON_STALEMATE,
+	engine.AllDamonesCaptured: damonev1.OutcomeReason_OUTCOME_REASON_ALL_DAMONES_CAPTURED,
+	engine.Repetition:         damonev1.OutcomeReason_OUTCOME_REASON_REPETITION,
+	engine.NoProgress:         damonev1.OutcomeReason_OUTCOME_REASON_NO_PROGRESS,
+	engine.Resignation:        damonev1.OutcomeReason_OUTCOME_REASON_RESIGNATION,
+	engine.AgreedDraw:         damonev1.OutcomeReason_OUTCOME_REASON_AGREED_DRAW,
+}
+
+// outcomeToProto returns nil while the game goes on.
+func outcomeToProto(o engine.Outcome) *damonev1.Outcome {
+	if !o.Over() {
+		return nil
+	}
+	return &damonev1.Outcome{Result: resultToProto[o.Result], Reason: reasonToProto[o.Reason]}
+}
+
+const gamePrefix = "games/"
+
+func gameName(id string) string { return gamePrefix + id }
+
+// gameID reads a resource name "games/{game}".
+func gameID(field, name string) (string, error) {
+	if len(name) <= len(gamePrefix) || name[:len(gamePrefix)] != gamePrefix {
+		return "", badField(field, "must be a game resource name like games/0193a7c2-...; got %q", name)
+	}
+	id := name[len(gamePrefix):]
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') || len(id) > 64 {
+			return "", badField(field, "game id %q has characters other than letters, digits, '-' and '_' or is too long", id)
+		}
+	}
+	return id, nil
+}
+
+func gameToProto(g *games.Game) *damonev1.Game {
+	out := &damonev1.Game{
+		Name:              gameName(g.ID),
+		Variant:           variantToProto(&g.Variant),
+		InitialPosition:   positionToProto(&g.Initial),
+		Position:          positionToProto(&g.Position),
+		Moves:             make([]*damonev1.Move, len(g.Moves)),
+		Status:            damonev1.GameStatus_GAME_STATUS_IN_PROGRESS,
+		Outcome:           outcomeToProto(g.Outcome),
+		Ply:               int32(g.Ply()),
+		LastEventSequence: g.LastEvent,
+		Etag:              g.Etag(),
+		CreateTime:        timestamppb.New(g.CreateTime),
+		UpdateTime:        timestamppb.New(g.UpdateTime),
+	}
+	if g.Over() {
+		out.Status = damonev1.GameStatus_GAME_STATUS_FINISHED
+	}
+	if g.HasOffer {
+		out.DrawOffer = sideToProto[g.DrawOffer]
+	}
+	for i, m := range g.Moves {
+		out.Moves[i] = playedToProto(m)
+	}
+	return out
+}
+
+func eventToProto(e *games.Event) *damonev1.GameEvent {
+	out := &damonev1.GameEvent{
+		Game:      gameName(e.GameID),
+		Sequence:  e.Sequence,
+		EventTime: timestamppb.New(e.Time),
+		Ply:       int32(e.Ply),
+		Position:  positionToProto(&e.Position),
+	}
+	switch e.Kind {
+	case games.EventCreated:
+		out.Event = &damonev1.GameEvent_GameCreated_{GameCreated: &damonev1.GameEvent_GameCreated{Variant: variantToProto(&e.Variant)}}
+	case games.EventMovePlayed:
+		out.Event = &damonev1.GameEvent_MovePlayed_{MovePlayed: &damonev1.GameEvent_MovePlayed{Move: playedToProto(e.Move)}}
+	case games.EventDrawOffered:
+		out.Event = &damonev1.GameEvent_DrawOffered_{DrawOffered: &damonev1.GameEvent_DrawOffered{Side: sideToProto[e.Side]}}
+	case games.EventDrawDeclined:
+		out.Event = &damonev1.GameEvent_DrawDeclined_{DrawDeclined: &damonev1.GameEvent_DrawDeclined{Side: sideToProto[e.Side], ByMove: e.ByMove}}
+	case games.EventEnded:
+		out.Event = &damonev1.GameEvent_GameEnded_{GameEnded: &damonev1.GameEvent_GameEnded{Outcome: outcomeToProto(e.Outcome)}}
+	}
+	return out
+}

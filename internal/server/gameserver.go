@@ -1,0 +1,213 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// GameServer serves damone.v1.GameService on a games.Service.
+type GameServer struct {
+	damonev1.UnimplementedGameServiceServer
+	games *games.Service
+}
+
+// NewGameServer returns the stateful game service.
+func NewGameServer(svc *games.Service) *GameServer { return &GameServer{games: svc} }
+
+// Page sizes of ListGames (AIP-158).
+const (
+	defaultPageSize = 50
+	maxPageSize     = 1000
+)
+
+func (s *GameServer) CreateGame(ctx context.Context, req *damonev1.CreateGameRequest) (*damonev1.CreateGameResponse, error) {
+	v, err := variantFromProto("game.variant", req.GetGame().GetVariant())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, tokens, err := s.games.Create(ctx, v)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &damonev1.CreateGameResponse{Game: gameToProto(g), RedToken: tokens.Red, BlackToken: tokens.Black}, nil
+}
+
+func (s *GameServer) GetGame(ctx context.Context, req *damonev1.GetGameRequest) (*damonev1.Game, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.Get(ctx, id)
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	return gameToProto(g), nil
+}
+
+func (s *GameServer) ListGames(ctx context.Context, req *damonev1.ListGamesRequest) (*damonev1.ListGamesResponse, error) {
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		return nil, toStatus(badField("page_size", "must be 0 (the default, %d) or more, got %d", defaultPageSize, size))
+	case size == 0:
+		size = defaultPageSize
+	case size > maxPageSize:
+		size = maxPageSize
+	}
+	q := games.ListQuery{Limit: size}
+	switch req.GetStatus() {
+	case damonev1.GameStatus_GAME_STATUS_UNSPECIFIED:
+	case damonev1.GameStatus_GAME_STATUS_IN_PROGRESS:
+		q.Status = games.InProgress
+	case damonev1.GameStatus_GAME_STATUS_FINISHED:
+		q.Status = games.Finished
+	default:
+		return nil, toStatus(badField("status", "unknown status %v", req.GetStatus()))
+	}
+	if t := req.GetPageToken(); t != "" {
+		after, err := decodePageToken(t, q.Status)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		q.After = after
+	}
+	gs, more, err := s.games.List(ctx, q)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &damonev1.ListGamesResponse{Games: make([]*damonev1.Game, len(gs))}
+	for i, g := range gs {
+		out.Games[i] = gameToProto(g)
+	}
+	if more && len(gs) > 0 {
+		out.NextPageToken = encodePageToken(gs[len(gs)-1].ID, q.Status)
+	}
+	return out, nil
+}
+
+// Page tokens are opaque to clients: the last game id of the page and the
+// filter, so a token cannot be replayed with another filter.
+func encodePageToken(lastID string, f games.StatusFilter) string {
+	return base64.RawURLEncoding.EncodeToString([]byte{'v', '1', byte('0' + f)}) + "." +
+		base64.RawURLEncoding.EncodeToString([]byte(lastID))
+}
+
+func decodePageToken(t string, f games.StatusFilter) (string, error) {
+	head, body, ok := strings.Cut(t, ".")
+	h, err1 := base64.RawURLEncoding.DecodeString(head)
+	id, err2 := base64.RawURLEncoding.DecodeString(body)
+	if !ok || err1 != nil || err2 != nil || len(h) != 3 || h[0] != 'v' || h[1] != '1' {
+		return "", badField("page_token", "is not a page token this service returned")
+	}
+	if h[2] != byte('0'+f) {
+		return "", badField("page_token", "was returned for a different status filter")
+	}
+	return string(id), nil
+}
+
+func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest) (*damonev1.MakeMoveResponse, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if req.GetMove() == "" {
+		return nil, toStatus(badField("move", "is required, e.g. e2-d3 or f3xd5xb7"))
+	}
+	if len(req.GetRequestId()) > 128 {
+		return nil, toStatus(badField("request_id", "is longer than 128 characters"))
+	}
+	mr := games.MoveRequest{GameID: id, Token: bearerToken(ctx), Move: req.GetMove(), RequestID: req.GetRequestId()}
+	switch p := req.GetPrecondition().(type) {
+	case *damonev1.MakeMoveRequest_Etag:
+		if p.Etag == "" {
+			return nil, toStatus(badField("etag", "is empty; leave it unset to skip the check"))
+		}
+		mr.ExpectedEtag = p.Etag
+	case *damonev1.MakeMoveRequest_ExpectedPly:
+		if p.ExpectedPly < 0 {
+			return nil, toStatus(badField("expected_ply", "must be 0 or more, got %d", p.ExpectedPly))
+		}
+		ply := int(p.ExpectedPly)
+		mr.ExpectedPly = &ply
+	}
+	res, err := s.games.MakeMove(ctx, mr)
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	return &damonev1.MakeMoveResponse{Move: playedToProto(res.Move), Game: gameToProto(res.Game), EventSequence: res.Sequence}, nil
+}
+
+func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*damonev1.ResignResponse, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.Resign(ctx, id, bearerToken(ctx))
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	return &damonev1.ResignResponse{Game: gameToProto(g)}, nil
+}
+
+func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawRequest) (*damonev1.OfferDrawResponse, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.OfferDraw(ctx, id, bearerToken(ctx))
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	return &damonev1.OfferDrawResponse{Game: gameToProto(g)}, nil
+}
+
+func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDrawOfferRequest) (*damonev1.AnswerDrawOfferResponse, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.AnswerDrawOffer(ctx, id, bearerToken(ctx), req.GetAccept())
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	return &damonev1.AnswerDrawOfferResponse{Game: gameToProto(g)}, nil
+}
+
+func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.ServerStreamingServer[damonev1.GameEvent]) error {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return toStatus(err)
+	}
+	err = s.games.Watch(stream.Context(), id, req.GetSinceSequence(), func(e *games.Event) error {
+		return stream.Send(eventToProto(e))
+	})
+	return toStatus(named(err, req.GetName()))
+}
+
+// bearerToken reads "authorization: Bearer <token>" from the call's
+// metadata ("" if absent or in another form).
+func bearerToken(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		if scheme, tok, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "bearer") {
+			return strings.TrimSpace(tok)
+		}
+	}
+	return ""
+}
+
+// named adds the resource name to a not-found error's metadata.
+func named(err error, name string) error {
+	if ge, ok := err.(*games.Error); ok && ge.Code == games.CodeNotFound {
+		ge.Message = "no game named " + name
+		ge.Metadata = map[string]string{"name": name}
+	}
+	return err
+}

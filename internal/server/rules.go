@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// MovegenObserver records how long the engine's work took per operation
+// ("list_legal_moves", "apply_move", "perft"), measured around the engine
+// call only, not the RPC. SampleMovegen says whether to time a fast call
+// at all (timing costs about as much as the work; see package metrics).
+type MovegenObserver interface {
+	SampleMovegen() bool
+	ObserveMovegen(operation string, d time.Duration)
+}
+
+// sampleTimer times an engine call if the observer samples it.
+type sampleTimer struct {
+	obs MovegenObserver
+	op  string
+	t0  time.Time
+	on  bool
+}
+
+func startTimer(obs MovegenObserver, op string) sampleTimer {
+	if !obs.SampleMovegen() {
+		return sampleTimer{}
+	}
+	return sampleTimer{obs: obs, op: op, t0: time.Now(), on: true}
+}
+
+func (t *sampleTimer) stop() {
+	if t.on {
+		t.obs.ObserveMovegen(t.op, time.Since(t.t0))
+		t.on = false
+	}
+}
+
+// RulesServer serves damone.v1.RulesService from the engine alone.
+type RulesServer struct {
+	damonev1.UnimplementedRulesServiceServer
+	maxPerftDepth int
+	observe       MovegenObserver
+}
+
+// NewRulesServer returns the stateless rules service; a perft deeper than
+// maxPerftDepth is refused.
+func NewRulesServer(maxPerftDepth int, observe MovegenObserver) *RulesServer {
+	return &RulesServer{maxPerftDepth: maxPerftDepth, observe: observe}
+}
+
+func (s *RulesServer) GetInitialPosition(_ context.Context, req *damonev1.GetInitialPositionRequest) (*damonev1.GetInitialPositionResponse, error) {
+	v, err := variantFromProto("variant", req.GetVariant())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	start, err := v.InitialPosition()
+	if err != nil {
+		return nil, toStatus(badField("variant", "%v", err))
+	}
+	return &damonev1.GetInitialPositionResponse{Position: positionToProto(&start)}, nil
+}
+
+func (s *RulesServer) ListLegalMoves(_ context.Context, req *damonev1.ListLegalMovesRequest) (*damonev1.ListLegalMovesResponse, error) {
+	pos, v, err := positionAndVariant(req.GetPosition(), req.GetVariant())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	var buf [128]engine.Move
+	timer := startTimer(s.observe, "list_legal_moves")
+	outcome := v.PositionOutcome(&pos)
+	var moves []engine.Move
+	if !outcome.Over() {
+		moves = pos.GenerateMoves(buf[:0])
+	}
+	timer.stop()
+
+	out := &damonev1.ListLegalMovesResponse{
+		Moves:    make([]*damonev1.Move, len(moves)),
+		Outcome:  outcomeToProto(outcome),
+		Position: positionToProto(&pos),
+	}
+	for i := range moves {
+		out.Moves[i] = moveToProto(&pos, &moves[i])
+	}
+	sort.Slice(out.Moves, func(i, j int) bool { return out.Moves[i].Notation < out.Moves[j].Notation })
+	return out, nil
+}
+
+func (s *RulesServer) ApplyMove(_ context.Context, req *damonev1.ApplyMoveRequest) (*damonev1.ApplyMoveResponse, error) {
+	pos, v, err := positionAndVariant(req.GetPosition(), req.GetVariant())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if req.GetMove() == "" {
+		return nil, toStatus(badField("move", "is required, e.g. e2-d3 or f3xd5xb7"))
+	}
+	timer := startTimer(s.observe, "apply_move")
+	if o := v.PositionOutcome(&pos); o.Over() {
+		timer.stop()
+		return nil, withInfo(codes.FailedPrecondition, "the game is already over in this position: "+o.String(),
+			games.ReasonGameOver, map[string]string{
+				"result": outcomeToProto(o).GetResult().String(), "reason": outcomeToProto(o).GetReason().String()})
+	}
+	m, err := pos.ParseMove(req.GetMove())
+	var next engine.Position
+	var outcome engine.Outcome
+	if err == nil {
+		next = pos.After(&m)
+		outcome = v.PositionOutcome(&next)
+	}
+	timer.stop()
+	if err != nil {
+		var me *engine.MoveError
+		if errors.As(err, &me) {
+			return nil, moveStatus(me, pos.LegalMoves())
+		}
+		return nil, toStatus(err)
+	}
+	return &damonev1.ApplyMoveResponse{
+		Move:     moveToProto(&pos, &m),
+		Position: positionToProto(&next),
+		Outcome:  outcomeToProto(outcome),
+	}, nil
+}
+
+func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*damonev1.PerftResponse, error) {
+	pos, err := positionFromProto("position", req.GetPosition())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	depth := int(req.GetDepth())
+	switch {
+	case depth < 1:
+		return nil, toStatus(badField("depth", "must be 1 or more, got %d", depth))
+	case depth > s.maxPerftDepth:
+		return nil, withInfo(codes.ResourceExhausted,
+			fmt.Sprintf("depth %d is above the server's perft depth limit of %d (setting max-perft-depth)", depth, s.maxPerftDepth),
+			games.ReasonLimitExceeded, map[string]string{"limit": "perft_depth", "maximum": strconv.Itoa(s.maxPerftDepth)})
+	}
+	// Count one first move at a time so a cancelled or late call stops
+	// between subtrees instead of running to the end.
+	t0 := time.Now()
+	moves := pos.LegalMoves()
+	out := &damonev1.PerftResponse{}
+	for i := range moves {
+		if err := ctx.Err(); err != nil {
+			return nil, toStatus(err)
+		}
+		child := pos.After(&moves[i])
+		n := engine.Perft(&child, depth-1)
+		out.Nodes += int64(n)
+		if req.GetDivide() {
+			out.Divisions = append(out.Divisions, &damonev1.PerftResponse_Division{Move: moves[i].String(), Nodes: int64(n)})
+		}
+	}
+	s.observe.ObserveMovegen("perft", time.Since(t0))
+	sort.Slice(out.Divisions, func(i, j int) bool { return out.Divisions[i].Move < out.Divisions[j].Move })
+	return out, nil
+}
+
+func positionAndVariant(p *damonev1.Position, v *damonev1.Variant) (engine.Position, engine.Variant, error) {
+	pos, err := positionFromProto("position", p)
+	if err != nil {
+		return pos, engine.Variant{}, err
+	}
+	variant, err := variantFromProto("variant", v)
+	if err != nil {
+		return pos, variant, err
+	}
+	return pos, variant, nil
+}

@@ -1,0 +1,260 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/metrics"
+)
+
+// Health service names for gRPC health checking (grpc.health.v1): the
+// liveness service is SERVING while the process runs; the readiness
+// service is SERVING while it accepts new work, and NOT_SERVING from the
+// moment it starts to shut down.
+const (
+	LivenessService  = "liveness"
+	ReadinessService = "readiness"
+)
+
+// Default ports and limits; the serve command's flags default to these.
+const (
+	DefaultGRPCAddr        = ":9090"
+	DefaultHTTPAddr        = ":8080"
+	DefaultMetricsAddr     = ":9102"
+	DefaultDrainTimeout    = 20 * time.Second
+	DefaultMaxCallDuration = 10 * time.Second
+	DefaultMaxRequestBytes = 1 << 20
+	DefaultMaxPerftDepth   = 8
+)
+
+// Config is what a Server needs; the serve command fills it from flags.
+type Config struct {
+	GRPCAddr, HTTPAddr, MetricsAddr string
+	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
+	MaxCallDuration                 time.Duration // deadline put on every unary call
+	MaxRequestBytes                 int
+	MaxPerftDepth                   int
+	Limits                          games.Limits
+	Store                           games.Store
+	Logger                          *slog.Logger
+}
+
+// Server is the running service: gRPC, the REST gateway with health
+// endpoints, and the metrics endpoint.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	games   *games.Service
+	metrics *metrics.Metrics
+	health  *health.Server
+	grpc    *grpc.Server
+	ready   atomic.Bool
+
+	grpcLis, httpLis, metricsLis net.Listener
+	httpSrv, metricsSrv          *http.Server
+	gatewayConn                  *grpc.ClientConn
+}
+
+// New listens on the configured addresses and builds the service; Serve
+// starts it. Listening here lets a caller learn the real ports (":0") and
+// makes a busy port an error at start.
+func New(cfg Config) (*Server, error) {
+	s := &Server{cfg: cfg, log: cfg.Logger}
+	s.metrics = metrics.New(cfg.Store.Count)
+	s.games = games.NewService(cfg.Store, cfg.Limits, games.WithObserver(s.metrics))
+
+	var err error
+	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+		return nil, fmt.Errorf("grpc-addr %s: %w", cfg.GRPCAddr, err)
+	}
+	if s.httpLis, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		s.grpcLis.Close()
+		return nil, fmt.Errorf("http-addr %s: %w", cfg.HTTPAddr, err)
+	}
+	if s.metricsLis, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+		s.grpcLis.Close()
+		s.httpLis.Close()
+		return nil, fmt.Errorf("metrics-addr %s: %w", cfg.MetricsAddr, err)
+	}
+
+	s.grpc = grpc.NewServer(
+		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(
+			s.metrics.GRPC.UnaryServerInterceptor(),
+			logging.UnaryServerInterceptor(slogAdapter(s.log), logOptions...),
+			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+			s.callDeadline,
+		),
+		grpc.ChainStreamInterceptor(
+			s.metrics.GRPC.StreamServerInterceptor(),
+			logging.StreamServerInterceptor(slogAdapter(s.log), logOptions...),
+			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+		),
+	)
+	damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, s.metrics))
+	damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	s.metrics.GRPC.InitializeMetrics(s.grpc)
+
+	gw, conn, err := newGateway(s.grpcLis.Addr().String())
+	if err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	s.gatewayConn = conn
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writePlain(w, http.StatusOK, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if s.ready.Load() {
+			writePlain(w, http.StatusOK, "ready")
+		} else {
+			writePlain(w, http.StatusServiceUnavailable, "not ready")
+		}
+	})
+	mux.Handle("/", http.MaxBytesHandler(gw, int64(cfg.MaxRequestBytes)))
+	// No WriteTimeout: it would cut long watch streams; slow clients are
+	// bounded by the per-watcher buffer instead.
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	metricsMux := http.NewServeMux()
+	metricsMux.Handle("GET /metrics", s.metrics.Handler())
+	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
+	return s, nil
+}
+
+func writePlain(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	fmt.Fprintln(w, body)
+}
+
+// Addrs returns the bound gRPC, HTTP and metrics addresses.
+func (s *Server) Addrs() (grpcAddr, httpAddr, metricsAddr string) {
+	return s.grpcLis.Addr().String(), s.httpLis.Addr().String(), s.metricsLis.Addr().String()
+}
+
+// Serve runs until ctx is cancelled, then shuts down gracefully: readiness
+// turns NOT_SERVING at once, watch streams end with UNAVAILABLE (clients
+// resume from their last sequence), in-flight calls get DrainTimeout to
+// finish, and Serve returns nil.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 3)
+	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
+	go func() { errc <- s.httpSrv.Serve(s.httpLis) }()
+	go func() { errc <- s.metricsSrv.Serve(s.metricsLis) }()
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_SERVING)
+	s.ready.Store(true)
+	g, h, m := s.Addrs()
+	s.log.Info("serving", "grpc", g, "http", h, "metrics", m)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		runErr = fmt.Errorf("server stopped: %w", err)
+	}
+	s.shutdown()
+	return runErr
+}
+
+func (s *Server) shutdown() {
+	start := time.Now()
+	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout)
+	s.ready.Store(false)
+	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_NOT_SERVING)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	s.games.Drain()
+
+	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
+	defer cancel()
+	// The gateway first: its in-flight requests are gRPC calls that still
+	// need the gRPC server.
+	if err := s.httpSrv.Shutdown(drainCtx); err != nil {
+		s.log.Warn("http drain cut short", "err", err)
+		s.httpSrv.Close()
+	}
+	stopped := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-drainCtx.Done():
+		s.log.Warn("grpc drain cut short: stopping in-flight calls")
+		s.grpc.Stop()
+		<-stopped
+	}
+	s.gatewayConn.Close()
+	s.metricsSrv.Close()
+	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond))
+}
+
+func (s *Server) closeListeners() {
+	s.grpcLis.Close()
+	s.httpLis.Close()
+	s.metricsLis.Close()
+}
+
+// callDeadline bounds every unary call by MaxCallDuration (a shorter
+// deadline from the client stays).
+func (s *Server) callDeadline(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.MaxCallDuration)
+	defer cancel()
+	return next(ctx, req)
+}
+
+func (s *Server) recovered(ctx context.Context, p any) error {
+	s.log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(p))
+	return status.Error(codes.Internal, "internal error")
+}
+
+// logOptions log one line per finished call: method, code and duration
+// (never payloads or metadata, so tokens cannot reach the log).
+var logOptions = []logging.Option{
+	logging.WithLogOnEvents(logging.FinishCall),
+	logging.WithDurationField(logging.DurationToDurationField),
+}
+
+func slogAdapter(l *slog.Logger) logging.Logger {
+	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		l.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+}
+
+// gatewayClient dials the gRPC server for the gateway.
+func gatewayClient(grpcAddr string) (*grpc.ClientConn, error) {
+	host, port, err := net.SplitHostPort(grpcAddr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return grpc.NewClient("passthrough:///"+net.JoinHostPort(host, port),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+}
+
+var errNotReady = errors.New("not ready")
