@@ -22,6 +22,43 @@ help: ## List the targets
 		/^##@ / { printf "\n%s\n", substr($$0, 5); next } \
 		/^[a-zA-Z0-9_.-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
+##@ Build and run
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BIN := bin/damone
+
+.PHONY: build
+build: ## Build bin/damone (static, trimmed paths, version stamped)
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/damone
+
+.PHONY: run
+run: ## Run the service on its defaults (gRPC :9090, REST :8080, metrics :9102)
+	go run ./cmd/damone serve
+
+##@ Tests and checks
+
+.PHONY: test
+test: ## Run every test: vet, gofmt, unit, property and end-to-end tests (race detector on the service packages)
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))"; \
+	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
+	go vet ./...
+	go test ./...
+	go test -race ./internal/games/ ./internal/server/ ./internal/metrics/
+
+.PHONY: test-long
+test-long: ## Also run the deep perft counts (depth 7)
+	go test ./internal/engine/ -long
+
+.PHONY: bench
+bench: ## Run the engine benchmarks (perft, move generation) as docs/BENCHMARKS.md reports them
+	go test ./internal/engine/ -run '^$$' -bench . -benchtime 2s -count 5
+
+.PHONY: fuzz
+fuzz: ## Fuzz the position and move parsers for 30 s each
+	go test ./internal/engine/ -run '^$$' -fuzz FuzzParsePosition -fuzztime 30s
+	go test ./internal/engine/ -run '^$$' -fuzz FuzzParseMove -fuzztime 30s
+
 ##@ API contract (proto/damone/v1 -> gen/)
 
 .PHONY: generate

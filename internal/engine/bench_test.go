@@ -59,3 +59,27 @@ func BenchmarkGenerateMoves(b *testing.B) {
 		buf = ps[i%len(ps)].GenerateMoves(buf)
 	}
 }
+
+// TestNoAllocations checks that perft (with and without bulk counting) and
+// move generation into a caller's buffer allocate nothing once their
+// buffers exist, on quiet and capture-heavy positions alike.
+func TestNoAllocations(t *testing.T) {
+	for _, text := range movegenPositions {
+		p, err := ParsePosition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newPerftState(&p, 4)
+		if n := testing.AllocsPerRun(5, func() { s.bulk(4) }); n != 0 {
+			t.Errorf("%s: perft(4) with bulk counting allocates %v times per run", text, n)
+		}
+		s3 := newPerftState(&p, 3)
+		if n := testing.AllocsPerRun(5, func() { s3.full(3) }); n != 0 {
+			t.Errorf("%s: perft(3) without bulk counting allocates %v times per run", text, n)
+		}
+		buf := make([]Move, 0, 128)
+		if n := testing.AllocsPerRun(100, func() { buf = p.GenerateMoves(buf) }); n != 0 {
+			t.Errorf("%s: GenerateMoves allocates %v times per call", text, n)
+		}
+	}
+}
