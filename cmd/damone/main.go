@@ -30,6 +30,7 @@ func commands() []command {
 		{"serve", "run the gRPC service, REST gateway and metrics endpoint", runServe},
 		{"perft", "count the leaf nodes of the legal-move tree to a depth", runPerft},
 		{"moves", "list the legal moves of a position, one per line", runMoves},
+		{"bench", "load a running server: list-legal-moves over gRPC and REST, watch fan-out", runBench},
 		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {
 			_, err := fmt.Fprintln(out, version)
 			return err

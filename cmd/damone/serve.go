@@ -30,6 +30,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	services := fs.String("services", "rules,games", "services to serve, comma-separated: rules (stateless RulesService), games (GameService)")
 	storeKind := fs.String("store", "memory", "game store: memory (games last as long as the process)")
 	drain := fs.Duration("drain-timeout", server.DefaultDrainTimeout, "at shutdown, how long in-flight calls get to finish")
 	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
@@ -82,6 +83,17 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 			return usagef("--%s %v: must be %s", c.name, c.val, c.want)
 		}
 	}
+	var rules, gamesOn bool
+	for _, name := range strings.Split(*services, ",") {
+		switch strings.TrimSpace(name) {
+		case "rules":
+			rules = true
+		case "games":
+			gamesOn = true
+		default:
+			return usagef("--services %q: unknown service %q (want rules, games or both)", *services, name)
+		}
+	}
 	var store games.Store
 	switch *storeKind {
 	case "memory":
@@ -94,7 +106,8 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
 		DrainTimeout: *drain, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
-		Store:  store, Logger: logger,
+		Rules:  rules, Games: gamesOn,
+		Store: store, Logger: logger,
 	})
 	if err != nil {
 		return err
@@ -118,4 +131,3 @@ func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
 	}
 	return nil, fmt.Errorf("--log-format %q: want json or text", format)
 }
-

@@ -53,9 +53,13 @@ type Config struct {
 	MaxCallDuration                 time.Duration // deadline put on every unary call
 	MaxRequestBytes                 int
 	MaxPerftDepth                   int
-	Limits                          games.Limits
-	Store                           games.Store
-	Logger                          *slog.Logger
+	// Rules and Games select the services to serve: a fleet that only
+	// validates moves runs many stateless Rules-only replicas, while games
+	// need one store shared by every replica that serves them.
+	Rules, Games bool
+	Limits       games.Limits
+	Store        games.Store
+	Logger       *slog.Logger
 }
 
 // Server is the running service: gRPC, the REST gateway with health
@@ -112,8 +116,12 @@ func New(cfg Config) (*Server, error) {
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
 	)
-	damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, s.metrics))
-	damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
+	if cfg.Rules {
+		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, s.metrics))
+	}
+	if cfg.Games {
+		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
+	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
