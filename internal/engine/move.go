@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/bits"
 	"strings"
 )
@@ -117,4 +118,35 @@ func (p *Position) CapturedPieces(m *Move) []PlacedPiece {
 		out[i] = PlacedPiece{s, pc}
 	}
 	return out
+}
+
+// MoveFromPath rebuilds a move from what a record keeps of it: the
+// moving piece's rank when it started, its origin, its landing squares (one
+// for a step, one per capture otherwise) and whether it was promoted. It
+// checks the geometry (one-square steps, two-square leaps) but not
+// legality, which needs the position; a game store uses it to read back
+// moves it wrote.
+func MoveFromPath(rank Rank, from Square, landings []Square, promoted bool) (Move, error) {
+	m := Move{from: from, rank: rank, promo: promoted}
+	if !from.Valid() || rank > Damone || len(landings) == 0 || len(landings) > MaxCaptures {
+		return Move{}, fmt.Errorf("move record: bad origin, rank or number of landings")
+	}
+	if promoted && rank == Damone {
+		return Move{}, fmt.Errorf("move record: a Damone cannot be promoted")
+	}
+	m.to = landings[len(landings)-1]
+	if _, ok := direction(from, landings[0], 1); ok && len(landings) == 1 {
+		return m, nil
+	}
+	prev := from
+	for i, l := range landings {
+		if _, ok := direction(prev, l, 2); !ok || !l.Valid() {
+			return Move{}, fmt.Errorf("move record: %s to %s is not a leap", prev, l)
+		}
+		m.captured |= bit((prev + l) / 2)
+		m.path[i] = l
+		prev = l
+	}
+	m.n = uint8(len(landings))
+	return m, nil
 }

@@ -1,0 +1,303 @@
+package games
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// The stored form of games, events and request records, shared by every
+// durable store: JSON an operator can read, with positions in the text
+// form of docs/notation.md and moves as origin, landings, rank and
+// promotion. It is versioned by RecordVersion so a future change can read
+// old rows.
+
+// RecordVersion is written into every record.
+const RecordVersion = 1
+
+type variantRecord struct {
+	Setup           string `json:"setup"`
+	Start           string `json:"start,omitempty"`
+	WinCondition    string `json:"win_condition"`
+	FirstPlayer     string `json:"first_player"`
+	RepetitionDraw  bool   `json:"repetition_draw"`
+	NoProgressLimit int    `json:"no_progress_limit"`
+}
+
+type pieceRecord struct {
+	Square string `json:"square"`
+	Side   string `json:"side"`
+	Rank   string `json:"rank"`
+}
+
+type moveRecord struct {
+	Notation string        `json:"notation"`
+	Side     string        `json:"side"`
+	Rank     string        `json:"rank"`
+	From     string        `json:"from"`
+	Landings []string      `json:"landings"`
+	Promoted bool          `json:"promoted,omitempty"`
+	Captured []pieceRecord `json:"captured,omitempty"`
+}
+
+type outcomeRecord struct {
+	Result uint8 `json:"result"`
+	Reason uint8 `json:"reason"`
+}
+
+type gameRecord struct {
+	V          int           `json:"v"`
+	ID         string        `json:"id"`
+	Variant    variantRecord `json:"variant"`
+	Initial    string        `json:"initial"`
+	Position   string        `json:"position"`
+	Moves      []moveRecord  `json:"moves"`
+	Outcome    outcomeRecord `json:"outcome"`
+	DrawOffer  string        `json:"draw_offer,omitempty"`
+	Version    int64         `json:"version"`
+	LastEvent  int64         `json:"last_event"`
+	CreateTime time.Time     `json:"create_time"`
+	UpdateTime time.Time     `json:"update_time"`
+	TokenHash  [2]string     `json:"token_sha256"`
+}
+
+type eventRecord struct {
+	V        int            `json:"v"`
+	GameID   string         `json:"game"`
+	Sequence int64          `json:"seq"`
+	Time     time.Time      `json:"time"`
+	Kind     EventKind      `json:"kind"`
+	Ply      int            `json:"ply"`
+	Position string         `json:"position"`
+	Variant  *variantRecord `json:"variant,omitempty"`
+	Move     *moveRecord    `json:"move,omitempty"`
+	Side     string         `json:"side,omitempty"`
+	ByMove   bool           `json:"by_move,omitempty"`
+	Outcome  *outcomeRecord `json:"outcome,omitempty"`
+}
+
+// EncodeGame returns the stored form of g.
+func EncodeGame(g *Game) ([]byte, error) {
+	r := gameRecord{
+		V: RecordVersion, ID: g.ID, Variant: encodeVariant(&g.Variant),
+		Initial: g.Initial.String(), Position: g.Position.String(),
+		Moves:   make([]moveRecord, len(g.Moves)),
+		Outcome: outcomeRecord{uint8(g.Outcome.Result), uint8(g.Outcome.Reason)},
+		Version: g.Version, LastEvent: g.LastEvent, CreateTime: g.CreateTime, UpdateTime: g.UpdateTime,
+		TokenHash: [2]string{hex.EncodeToString(g.TokenHash[0][:]), hex.EncodeToString(g.TokenHash[1][:])},
+	}
+	for i, m := range g.Moves {
+		r.Moves[i] = encodeMove(m)
+	}
+	if g.HasOffer {
+		r.DrawOffer = g.DrawOffer.String()
+	}
+	return json.Marshal(r)
+}
+
+// DecodeGame reads a game written by EncodeGame; a record that does not
+// make a valid game is an error, never a silently different game.
+func DecodeGame(b []byte) (*Game, error) {
+	var r gameRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("game record: %w", err)
+	}
+	if r.V != RecordVersion {
+		return nil, fmt.Errorf("game record %s: unknown record version %d", r.ID, r.V)
+	}
+	g := &Game{ID: r.ID, Version: r.Version, LastEvent: r.LastEvent, CreateTime: r.CreateTime, UpdateTime: r.UpdateTime,
+		Outcome: engine.Outcome{Result: engine.Result(r.Outcome.Result), Reason: engine.Reason(r.Outcome.Reason)}}
+	var err error
+	if g.Variant, err = decodeVariant(&r.Variant); err != nil {
+		return nil, fmt.Errorf("game record %s: %w", r.ID, err)
+	}
+	if g.Initial, err = engine.ParsePosition(r.Initial); err != nil {
+		return nil, fmt.Errorf("game record %s: initial: %w", r.ID, err)
+	}
+	if g.Position, err = engine.ParsePosition(r.Position); err != nil {
+		return nil, fmt.Errorf("game record %s: position: %w", r.ID, err)
+	}
+	g.Moves = make([]PlayedMove, len(r.Moves))
+	for i := range r.Moves {
+		if g.Moves[i], err = decodeMove(&r.Moves[i]); err != nil {
+			return nil, fmt.Errorf("game record %s: move %d: %w", r.ID, i+1, err)
+		}
+	}
+	if r.DrawOffer != "" {
+		if g.DrawOffer, err = engine.ParseSide(r.DrawOffer); err != nil {
+			return nil, fmt.Errorf("game record %s: draw offer: %w", r.ID, err)
+		}
+		g.HasOffer = true
+	}
+	for i, h := range r.TokenHash {
+		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+			return nil, fmt.Errorf("game record %s: bad token hash", r.ID)
+		} else {
+			copy(g.TokenHash[i][:], b)
+		}
+	}
+	return g, nil
+}
+
+// EncodeEvent returns the stored form of e.
+func EncodeEvent(e *Event) ([]byte, error) {
+	r := eventRecord{V: RecordVersion, GameID: e.GameID, Sequence: e.Sequence, Time: e.Time, Kind: e.Kind,
+		Ply: e.Ply, Position: e.Position.String(), ByMove: e.ByMove}
+	switch e.Kind {
+	case EventCreated:
+		v := encodeVariant(&e.Variant)
+		r.Variant = &v
+	case EventMovePlayed:
+		m := encodeMove(e.Move)
+		r.Move = &m
+	case EventDrawOffered, EventDrawDeclined:
+		r.Side = e.Side.String()
+	case EventEnded:
+		r.Outcome = &outcomeRecord{uint8(e.Outcome.Result), uint8(e.Outcome.Reason)}
+	}
+	return json.Marshal(r)
+}
+
+// DecodeEvent reads an event written by EncodeEvent.
+func DecodeEvent(b []byte) (Event, error) {
+	var r eventRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Event{}, fmt.Errorf("event record: %w", err)
+	}
+	if r.V != RecordVersion {
+		return Event{}, fmt.Errorf("event record %s/%d: unknown record version %d", r.GameID, r.Sequence, r.V)
+	}
+	e := Event{GameID: r.GameID, Sequence: r.Sequence, Time: r.Time, Kind: r.Kind, Ply: r.Ply, ByMove: r.ByMove}
+	var err error
+	if e.Position, err = engine.ParsePosition(r.Position); err != nil {
+		return Event{}, fmt.Errorf("event record %s/%d: %w", r.GameID, r.Sequence, err)
+	}
+	switch {
+	case r.Kind == EventCreated && r.Variant != nil:
+		e.Variant, err = decodeVariant(r.Variant)
+	case r.Kind == EventMovePlayed && r.Move != nil:
+		e.Move, err = decodeMove(r.Move)
+	case r.Kind == EventDrawOffered || r.Kind == EventDrawDeclined:
+		e.Side, err = engine.ParseSide(r.Side)
+	case r.Kind == EventEnded && r.Outcome != nil:
+		e.Outcome = engine.Outcome{Result: engine.Result(r.Outcome.Result), Reason: engine.Reason(r.Outcome.Reason)}
+	default:
+		err = fmt.Errorf("kind %v without its details", r.Kind)
+	}
+	if err != nil {
+		return Event{}, fmt.Errorf("event record %s/%d: %w", r.GameID, r.Sequence, err)
+	}
+	return e, nil
+}
+
+type requestRecord struct {
+	RequestID string `json:"request_id"`
+	Move      string `json:"move"`
+	Ply       int    `json:"ply"`
+	Sequence  int64  `json:"seq"`
+}
+
+// EncodeRequest returns the stored form of a request record.
+func EncodeRequest(r *RequestRecord) ([]byte, error) {
+	return json.Marshal(requestRecord(*r))
+}
+
+// DecodeRequest reads a request record written by EncodeRequest.
+func DecodeRequest(b []byte) (RequestRecord, error) {
+	var r requestRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return RequestRecord{}, fmt.Errorf("request record: %w", err)
+	}
+	return RequestRecord(r), nil
+}
+
+func encodeVariant(v *engine.Variant) variantRecord {
+	r := variantRecord{Setup: v.Setup.String(), WinCondition: v.WinCondition.String(), FirstPlayer: v.FirstPlayer.String(),
+		RepetitionDraw: v.RepetitionDraw, NoProgressLimit: v.NoProgressLimit}
+	if v.Setup == engine.SetupCustom {
+		r.Start = v.Start.String()
+	}
+	return r
+}
+
+func decodeVariant(r *variantRecord) (engine.Variant, error) {
+	v := engine.Variant{RepetitionDraw: r.RepetitionDraw, NoProgressLimit: r.NoProgressLimit}
+	var err error
+	if r.Setup == engine.SetupCustom.String() {
+		v.Setup = engine.SetupCustom
+		if v.Start, err = engine.ParsePosition(r.Start); err != nil {
+			return v, err
+		}
+	} else if v.Setup, err = engine.ParseSetup(r.Setup); err != nil {
+		return v, err
+	}
+	switch r.WinCondition {
+	case engine.CaptureAllPieces.String():
+		v.WinCondition = engine.CaptureAllPieces
+	case engine.CaptureAllDamones.String():
+		v.WinCondition = engine.CaptureAllDamones
+	default:
+		return v, fmt.Errorf("unknown win condition %q", r.WinCondition)
+	}
+	v.FirstPlayer, err = engine.ParseSide(r.FirstPlayer)
+	return v, err
+}
+
+func encodeMove(m PlayedMove) moveRecord {
+	_, promoted := m.Move.Promotion()
+	r := moveRecord{Notation: m.Move.String(), Side: m.Side.String(), Rank: m.Move.Rank().String(),
+		From: m.Move.From().String(), Promoted: promoted}
+	for _, s := range m.Move.Landings() {
+		r.Landings = append(r.Landings, s.String())
+	}
+	for _, c := range m.Captured {
+		r.Captured = append(r.Captured, pieceRecord{c.Square.String(), c.Side.String(), c.Rank.String()})
+	}
+	return r
+}
+
+func decodeMove(r *moveRecord) (PlayedMove, error) {
+	var pm PlayedMove
+	rank, err := engine.ParseRank(r.Rank)
+	if err != nil {
+		return pm, err
+	}
+	if pm.Side, err = engine.ParseSide(r.Side); err != nil {
+		return pm, err
+	}
+	from, err := engine.ParseSquare(r.From)
+	if err != nil {
+		return pm, err
+	}
+	landings := make([]engine.Square, len(r.Landings))
+	for i, l := range r.Landings {
+		if landings[i], err = engine.ParseSquare(l); err != nil {
+			return pm, err
+		}
+	}
+	if pm.Move, err = engine.MoveFromPath(rank, from, landings, r.Promoted); err != nil {
+		return pm, err
+	}
+	if pm.Move.String() != r.Notation {
+		return pm, fmt.Errorf("notation %q does not match its path %s", r.Notation, pm.Move.String())
+	}
+	for _, c := range r.Captured {
+		at, err := engine.ParseSquare(c.Square)
+		if err != nil {
+			return pm, err
+		}
+		side, err := engine.ParseSide(c.Side)
+		if err != nil {
+			return pm, err
+		}
+		rk, err := engine.ParseRank(c.Rank)
+		if err != nil {
+			return pm, err
+		}
+		pm.Captured = append(pm.Captured, engine.PlacedPiece{Square: at, Piece: engine.Piece{Side: side, Rank: rk}})
+	}
+	return pm, nil
+}

@@ -1,0 +1,286 @@
+// Package bolt is the embedded game store: one file under a data
+// directory, written with bbolt (pure Go, no cgo). Every change is one
+// transaction that is on disk before it is acknowledged, so a killed
+// process loses no acknowledged move. A file that cannot be read is an
+// error at open, never a silent reset.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "damone.db"
+
+var (
+	bucketMeta     = []byte("meta")
+	bucketGames    = []byte("games")
+	bucketEvents   = []byte("events")   // one nested bucket per game: seq -> event
+	bucketRequests = []byte("requests") // one nested bucket per game: request id -> record
+	keySchema      = []byte("schema")
+	schemaVersion  = []byte("damone-1")
+)
+
+// Store is a games.Store in a bbolt file.
+type Store struct {
+	db *bbolt.DB
+}
+
+var _ games.Store = (*Store)(nil)
+
+// Open opens (or creates) the store in dir. It fails if the directory
+// cannot be created, the file is locked by another process for more than
+// a second, or the file is not a readable damone database.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded store: data directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		return nil, fmt.Errorf("embedded store: %s is locked by another process (is another damone serve using --data-dir %s?)", path, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: cannot open %s: %w (the file is damaged or not a damone database; it is left as it is: move it away to start with an empty store)", path, err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			if tx.Bucket(bucketGames) != nil || !isEmpty(tx) {
+				return fmt.Errorf("the file has data but no damone schema marker")
+			}
+			var err error
+			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+				return err
+			}
+			if err := meta.Put(keySchema, schemaVersion); err != nil {
+				return err
+			}
+		} else if v := meta.Get(keySchema); !bytes.Equal(v, schemaVersion) {
+			return fmt.Errorf("unknown schema %q (want %q)", v, schemaVersion)
+		}
+		for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedded store: %s: %w (left as it is: move it away to start with an empty store)", path, err)
+	}
+	// Read every game once, so a damaged record fails the start rather
+	// than a call later on.
+	if err := db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketGames).ForEach(func(k, v []byte) error {
+			if _, err := games.DecodeGame(v); err != nil {
+				return fmt.Errorf("game %s: %w", k, err)
+			}
+			return nil
+		})
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedded store: %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+func isEmpty(tx *bbolt.Tx) bool {
+	empty := true
+	tx.ForEach(func([]byte, *bbolt.Bucket) error { empty = false; return nil })
+	return empty
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping reports whether the file is usable.
+func (s *Store) Ping(context.Context) error {
+	return s.db.View(func(*bbolt.Tx) error { return nil })
+}
+
+func seqKey(seq int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(seq))
+	return b[:]
+}
+
+func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) error {
+	data, err := games.EncodeGame(g)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		gb := tx.Bucket(bucketGames)
+		if gb.Get([]byte(g.ID)) != nil {
+			return games.ErrConflict
+		}
+		if err := gb.Put([]byte(g.ID), data); err != nil {
+			return err
+		}
+		return putEvents(tx, g.ID, events)
+	})
+}
+
+func putEvents(tx *bbolt.Tx, id string, events []games.Event) error {
+	eb, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(id))
+	if err != nil {
+		return err
+	}
+	for i := range events {
+		data, err := games.EncodeEvent(&events[i])
+		if err != nil {
+			return err
+		}
+		if eb.Get(seqKey(events[i].Sequence)) != nil {
+			return games.ErrConflict
+		}
+		if err := eb.Put(seqKey(events[i].Sequence), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) Get(_ context.Context, id string) (*games.Game, error) {
+	var g *games.Game
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketGames).Get([]byte(id))
+		if v == nil {
+			return games.ErrNotFound
+		}
+		var err error
+		g, err = games.DecodeGame(v)
+		return err
+	})
+	return g, err
+}
+
+func (s *Store) List(_ context.Context, q games.ListQuery) ([]*games.Game, error) {
+	var out []*games.Game
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketGames).Cursor()
+		k, v := c.First()
+		if q.After != "" {
+			k, v = c.Seek([]byte(q.After))
+			if k != nil && string(k) == q.After {
+				k, v = c.Next()
+			}
+		}
+		for ; k != nil && len(out) < q.Limit; k, v = c.Next() {
+			g, err := games.DecodeGame(v)
+			if err != nil {
+				return err
+			}
+			if (q.Status == games.InProgress && g.Over()) || (q.Status == games.Finished && !g.Over()) {
+				continue
+			}
+			out = append(out, g)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
+	data, err := games.EncodeGame(g)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		gb := tx.Bucket(bucketGames)
+		cur := gb.Get([]byte(g.ID))
+		if cur == nil {
+			return games.ErrNotFound
+		}
+		stored, err := games.DecodeGame(cur)
+		if err != nil {
+			return err
+		}
+		if stored.Version != g.Version-1 {
+			return games.ErrConflict
+		}
+		if req != nil {
+			rb, err := tx.Bucket(bucketRequests).CreateBucketIfNotExists([]byte(g.ID))
+			if err != nil {
+				return err
+			}
+			if rb.Get([]byte(req.RequestID)) != nil {
+				return games.ErrDuplicateRequest
+			}
+			rdata, err := games.EncodeRequest(req)
+			if err != nil {
+				return err
+			}
+			if err := rb.Put([]byte(req.RequestID), rdata); err != nil {
+				return err
+			}
+		}
+		if err := gb.Put([]byte(g.ID), data); err != nil {
+			return err
+		}
+		return putEvents(tx, g.ID, events)
+	})
+}
+
+func (s *Store) Events(_ context.Context, id string, after int64, limit int) ([]games.Event, error) {
+	var out []games.Event
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketGames).Get([]byte(id)) == nil {
+			return games.ErrNotFound
+		}
+		eb := tx.Bucket(bucketEvents).Bucket([]byte(id))
+		if eb == nil {
+			return nil
+		}
+		c := eb.Cursor()
+		for k, v := c.Seek(seqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			e, err := games.DecodeEvent(v)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) Request(_ context.Context, id, requestID string) (games.RequestRecord, error) {
+	var r games.RequestRecord
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		rb := tx.Bucket(bucketRequests).Bucket([]byte(id))
+		if rb == nil {
+			return games.ErrNotFound
+		}
+		v := rb.Get([]byte(requestID))
+		if v == nil {
+			return games.ErrNotFound
+		}
+		var err error
+		r, err = games.DecodeRequest(v)
+		return err
+	})
+	return r, err
+}
+
+func (s *Store) Count(context.Context) (int, error) {
+	var n int
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		n = tx.Bucket(bucketGames).Stats().KeyN
+		return nil
+	})
+	return n, err
+}
