@@ -16,6 +16,8 @@ import (
 
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/server"
+	"github.com/damone-rules/damone/internal/store/bolt"
+	"github.com/damone-rules/damone/internal/store/postgres"
 )
 
 // envPrefix prefixes the environment variable of every serve flag:
@@ -31,7 +33,9 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games", "services to serve, comma-separated: rules (stateless RulesService), games (GameService)")
-	storeKind := fs.String("store", "memory", "game store: memory (games last as long as the process)")
+	storeKind := fs.String("store", "embedded", "game store: embedded (a file under --data-dir), memory (lost at exit) or postgres (--postgres-dsn; for several replicas)")
+	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")
+	postgresDSN := fs.String("postgres-dsn", "", "PostgreSQL connection string (URL or key=value) for --store postgres")
 	drain := fs.Duration("drain-timeout", server.DefaultDrainTimeout, "at shutdown, how long in-flight calls get to finish")
 	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
@@ -94,13 +98,31 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 			return usagef("--services %q: unknown service %q (want rules, games or both)", *services, name)
 		}
 	}
+	if *storeKind == "postgres" && *postgresDSN == "" {
+		return usagef("--store postgres needs --postgres-dsn (or DAMONE_POSTGRES_DSN)")
+	}
 	var store games.Store
 	switch *storeKind {
 	case "memory":
 		store = games.NewMemoryStore()
+	case "embedded":
+		bs, err := bolt.Open(*dataDir)
+		if err != nil {
+			return err
+		}
+		defer bs.Close()
+		store = bs
+	case "postgres":
+		ps, err := postgres.Open(context.Background(), *postgresDSN)
+		if err != nil {
+			return err
+		}
+		defer ps.Close()
+		store = ps
 	default:
-		return usagef("--store %q: unknown store (want memory)", *storeKind)
+		return usagef("--store %q: unknown store (want embedded, memory or postgres)", *storeKind)
 	}
+	logger.Info("store", "kind", *storeKind)
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,

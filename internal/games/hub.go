@@ -88,6 +88,27 @@ func (h *hub) publish(id string, events []Event) {
 	}
 }
 
+// poke tells the watchers of a game that its log has grown to seq
+// somewhere else (another replica): they read what they miss from the
+// store. A poke is an Event with no Kind.
+func (h *hub) poke(id string, seq int64) {
+	h.publish(id, []Event{{GameID: id, Sequence: seq}})
+}
+
+// pokeAll wakes every watcher to check the store, after notifications may
+// have been lost.
+func (h *hub) pokeAll() {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.subs))
+	for id := range h.subs {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for _, id := range ids {
+		h.poke(id, 0)
+	}
+}
+
 // watchers returns the number of open subscriptions.
 func (h *hub) watchers() int {
 	h.mu.Lock()

@@ -79,6 +79,15 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 	return s
 }
 
+// Run feeds the watchers of this process with the events other processes
+// commit to a shared store (a Notifier), until ctx ends. Without such a
+// store it returns at once.
+func (s *Service) Run(ctx context.Context) {
+	if n, ok := s.store.(Notifier); ok {
+		n.Listen(ctx, s.hub.poke, s.hub.pokeAll)
+	}
+}
+
 // Drain ends every open and future watch stream with CodeUnavailable, so
 // watchers reconnect (elsewhere) and resume; call it when shutting down.
 func (s *Service) Drain() {
@@ -509,6 +518,10 @@ func (s *Service) change(ctx context.Context, id, token string, fn func(*Game, e
 // watchPage is how many stored events one catch-up read fetches.
 const watchPage = 256
 
+// sharedStorePoll is how often a watcher on a shared store reads the log
+// even without a notification.
+const sharedStorePoll = 2 * time.Second
+
 // Watch sends the game's events with sequence numbers above since, in
 // order, then live events, and returns nil after sending the game-ended
 // event. Errors: CodeNotFound; CodeInvalidArgument for a negative since;
@@ -567,8 +580,20 @@ func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*
 	if done, err := catchUp(); done || err != nil {
 		return err
 	}
+	// With a shared store, also read the log now and then: a notification
+	// lost on the way costs a short delay, never an event.
+	var poll <-chan time.Time
+	if _, shared := s.store.(Notifier); shared {
+		t := time.NewTicker(sharedStorePoll)
+		defer t.Stop()
+		poll = t.C
+	}
 	for {
 		select {
+		case <-poll:
+			if done, err := catchUp(); done || err != nil {
+				return err
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.draining:
@@ -583,6 +608,8 @@ func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*
 			var done bool
 			var err error
 			switch {
+			case e.Kind == 0: // a poke from another process: read the log
+				done, err = catchUp()
 			case e.Sequence <= last: // already sent while catching up
 				continue
 			case e.Sequence == last+1:

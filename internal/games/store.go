@@ -62,3 +62,17 @@ type Store interface {
 	// Count returns the number of games held.
 	Count(ctx context.Context) (int, error)
 }
+
+// Notifier is implemented by stores shared by several processes: Listen
+// reports every event committed by any of them (game id and sequence)
+// until ctx ends, and calls resync after any gap in which notifications
+// may have been lost.
+type Notifier interface {
+	Listen(ctx context.Context, notify func(gameID string, seq int64), resync func())
+}
+
+// Pinger is implemented by stores that can be unreachable (a database):
+// Ping fails while they are.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}

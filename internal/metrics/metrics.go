@@ -28,6 +28,7 @@ type Metrics struct {
 	watchers     prometheus.Gauge
 	movesPlayed  prometheus.Counter
 	movesRefused *prometheus.CounterVec
+	store        *storeMetrics
 }
 
 // Operations of damone_movegen_duration_seconds.
@@ -80,6 +81,7 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		collectors.NewBuildInfoCollector(),
 		m.GRPC, m.movegen, m.watchers, m.movesPlayed, m.movesRefused, gamesHeld,
 	)
+	m.store = newStoreMetrics(reg)
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
 	for _, op := range operations {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -65,13 +64,14 @@ type Config struct {
 // Server is the running service: gRPC, the REST gateway with health
 // endpoints, and the metrics endpoint.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	games   *games.Service
-	metrics *metrics.Metrics
-	health  *health.Server
-	grpc    *grpc.Server
-	ready   atomic.Bool
+	cfg      Config
+	log      *slog.Logger
+	games    *games.Service
+	metrics  *metrics.Metrics
+	health   *health.Server
+	grpc     *grpc.Server
+	ready    atomic.Bool
+	draining atomic.Bool
 
 	grpcLis, httpLis, metricsLis net.Listener
 	httpSrv, metricsSrv          *http.Server
@@ -84,7 +84,7 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.metrics = metrics.New(cfg.Store.Count)
-	s.games = games.NewService(cfg.Store, cfg.Limits, games.WithObserver(s.metrics))
+	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits, games.WithObserver(s.metrics))
 
 	var err error
 	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
@@ -172,10 +172,14 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
 	go func() { errc <- s.httpSrv.Serve(s.httpLis) }()
 	go func() { errc <- s.metricsSrv.Serve(s.metricsLis) }()
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
-	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_SERVING)
-	s.ready.Store(true)
+	s.setReady(true)
+	bg, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	go s.games.Run(bg)
+	if p, ok := s.cfg.Store.(games.Pinger); ok {
+		go s.watchStore(bg, p)
+	}
 	g, h, m := s.Addrs()
 	s.log.Info("serving", "grpc", g, "http", h, "metrics", m)
 
@@ -189,12 +193,54 @@ func (s *Server) Serve(ctx context.Context) error {
 	return runErr
 }
 
+// watchStore keeps readiness NOT_SERVING while the store does not answer,
+// so load balancers send no calls that could only fail.
+func (s *Server) watchStore(ctx context.Context, p games.Pinger) {
+	t := time.NewTicker(storePingInterval)
+	defer t.Stop()
+	healthy := true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, storePingInterval)
+		err := p.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil || s.draining.Load() {
+			return
+		}
+		switch {
+		case err != nil && healthy:
+			s.log.Error("store unreachable: readiness NOT_SERVING", "err", err)
+			s.setReady(false)
+		case err == nil && !healthy:
+			s.log.Info("store reachable again: readiness SERVING")
+			s.setReady(true)
+		}
+		healthy = err == nil
+	}
+}
+
+// storePingInterval is how often readiness checks the store.
+const storePingInterval = 2 * time.Second
+
+func (s *Server) setReady(ok bool) {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if ok {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	s.ready.Store(ok)
+	s.health.SetServingStatus(ReadinessService, st)
+	s.health.SetServingStatus("", st)
+}
+
 func (s *Server) shutdown() {
 	start := time.Now()
-	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout)
-	s.ready.Store(false)
-	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_NOT_SERVING)
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
+	s.draining.Store(true)
+	s.setReady(false)
 	s.games.Drain()
 
 	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
@@ -264,5 +310,3 @@ func gatewayClient(grpcAddr string) (*grpc.ClientConn, error) {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 }
-
-var errNotReady = errors.New("not ready")

@@ -1,0 +1,110 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// storeMetrics time every store call and count its failures by operation.
+type storeMetrics struct {
+	duration *prometheus.HistogramVec
+	errors   *prometheus.CounterVec
+}
+
+func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
+	m := &storeMetrics{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "damone_store_duration_seconds",
+			Help:    "Time of game store calls, by operation (create, get, list, update, events, request, count).",
+			Buckets: prometheus.ExponentialBuckets(10e-6, 2.5, 12), // 10 µs to about 2.4 s
+		}, []string{"operation"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "damone_store_errors_total",
+			Help: "Game store calls that failed for a reason other than a missing game, a lost race or a reused request id, by operation.",
+		}, []string{"operation"}),
+	}
+	reg.MustRegister(m.duration, m.errors)
+	return m
+}
+
+func (m *storeMetrics) observe(op string, start time.Time, err error) {
+	m.duration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	if err != nil && !errors.Is(err, games.ErrNotFound) && !errors.Is(err, games.ErrConflict) &&
+		!errors.Is(err, games.ErrDuplicateRequest) && !errors.Is(err, context.Canceled) {
+		m.errors.WithLabelValues(op).Inc()
+	}
+}
+
+// instrumentedStore wraps a store with its metrics.
+type instrumentedStore struct {
+	s games.Store
+	m *storeMetrics
+}
+
+// InstrumentStore returns s with every call timed and its failures
+// counted. The result keeps s's optional abilities (games.Notifier,
+// games.Pinger) and has no others.
+func (m *Metrics) InstrumentStore(s games.Store) games.Store {
+	in := &instrumentedStore{s: s, m: m.store}
+	n, notifies := s.(games.Notifier)
+	p, pings := s.(games.Pinger)
+	switch {
+	case notifies && pings:
+		return struct {
+			*instrumentedStore
+			games.Notifier
+			games.Pinger
+		}{in, n, p}
+	case notifies:
+		return struct {
+			*instrumentedStore
+			games.Notifier
+		}{in, n}
+	case pings:
+		return struct {
+			*instrumentedStore
+			games.Pinger
+		}{in, p}
+	}
+	return in
+}
+
+func (i *instrumentedStore) Create(ctx context.Context, g *games.Game, events []games.Event) (err error) {
+	defer func(t time.Time) { i.m.observe("create", t, err) }(time.Now())
+	return i.s.Create(ctx, g, events)
+}
+
+func (i *instrumentedStore) Get(ctx context.Context, id string) (g *games.Game, err error) {
+	defer func(t time.Time) { i.m.observe("get", t, err) }(time.Now())
+	return i.s.Get(ctx, id)
+}
+
+func (i *instrumentedStore) List(ctx context.Context, q games.ListQuery) (gs []*games.Game, err error) {
+	defer func(t time.Time) { i.m.observe("list", t, err) }(time.Now())
+	return i.s.List(ctx, q)
+}
+
+func (i *instrumentedStore) Update(ctx context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) (err error) {
+	defer func(t time.Time) { i.m.observe("update", t, err) }(time.Now())
+	return i.s.Update(ctx, g, events, req)
+}
+
+func (i *instrumentedStore) Events(ctx context.Context, id string, after int64, limit int) (evs []games.Event, err error) {
+	defer func(t time.Time) { i.m.observe("events", t, err) }(time.Now())
+	return i.s.Events(ctx, id, after, limit)
+}
+
+func (i *instrumentedStore) Request(ctx context.Context, id, requestID string) (r games.RequestRecord, err error) {
+	defer func(t time.Time) { i.m.observe("request", t, err) }(time.Now())
+	return i.s.Request(ctx, id, requestID)
+}
+
+func (i *instrumentedStore) Count(ctx context.Context) (n int, err error) {
+	defer func(t time.Time) { i.m.observe("count", t, err) }(time.Now())
+	return i.s.Count(ctx)
+}

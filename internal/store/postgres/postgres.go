@@ -1,0 +1,350 @@
+// Package postgres is the cluster game store: PostgreSQL through pgx,
+// shared by every replica. Each change is one transaction that checks the
+// game's version, so two replicas can never both play the same ply;
+// request ids are rows, so a retry on any replica plays nothing twice.
+// Events are rows with a per-game sequence, and every commit sends a
+// NOTIFY so the other replicas wake their watchers, who always read the
+// events from the table: a lost notification delays nothing for long and
+// loses nothing. Schema migrations are embedded and applied at Open.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/damone-rules/damone/internal/games"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Channel is the NOTIFY channel; the payload is "<game id> <sequence>".
+const Channel = "damone_events"
+
+// OpTimeout bounds every store call, so an unreachable database makes
+// calls fail (UNAVAILABLE) instead of hanging.
+const OpTimeout = 5 * time.Second
+
+// Store is a games.Store on PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	dsn  string
+}
+
+var _ games.Store = (*Store)(nil)
+
+// Open connects, applies the embedded migrations and returns the store.
+// The DSN is a PostgreSQL URL or keyword/value string.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: bad DSN: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = OpTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	s := &Store{pool: pool, dsn: dsn}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, mustSub(migrations, "migrations"))
+	if err != nil {
+		return fmt.Errorf("postgres store: migrations: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("postgres store: applying migrations: %w", err)
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	return s.pool.Ping(ctx)
+}
+
+func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event) error {
+	data, err := games.EncodeGame(g)
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO games (id, version, last_event, finished, record, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.CreateTime, g.UpdateTime)
+		if isUniqueViolation(err) {
+			return games.ErrConflict
+		}
+		if err != nil {
+			return err
+		}
+		return insertEvents(ctx, tx, g.ID, events)
+	})
+}
+
+func insertEvents(ctx context.Context, tx pgx.Tx, id string, events []games.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for i := range events {
+		data, err := games.EncodeEvent(&events[i])
+		if err != nil {
+			return err
+		}
+		batch.Queue(`INSERT INTO game_events (game_id, seq, record) VALUES ($1, $2, $3)`, id, events[i].Sequence, data)
+	}
+	last := events[len(events)-1].Sequence
+	batch.Queue(`SELECT pg_notify($1, $2)`, Channel, id+" "+strconv.FormatInt(last, 10))
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		if isUniqueViolation(err) {
+			return games.ErrConflict
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *Store) Get(ctx context.Context, id string) (*games.Game, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT record FROM games WHERE id = $1`, id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, games.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return games.DecodeGame(data)
+}
+
+func (s *Store) List(ctx context.Context, q games.ListQuery) ([]*games.Game, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var finished *bool
+	switch q.Status {
+	case games.InProgress:
+		finished = new(bool)
+	case games.Finished:
+		t := true
+		finished = &t
+	}
+	rows, err := s.pool.Query(ctx, `SELECT record FROM games
+		WHERE id > $1 AND ($2::boolean IS NULL OR finished = $2)
+		ORDER BY id LIMIT $3`, q.After, finished, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*games.Game
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		g, err := games.DecodeGame(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
+	data, err := games.EncodeGame(g)
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6
+			WHERE id = $1 AND version = $7`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games WHERE id = $1)`, g.ID).Scan(&exists); err != nil {
+				return err
+			}
+			if !exists {
+				return games.ErrNotFound
+			}
+			return games.ErrConflict
+		}
+		if req != nil {
+			rdata, err := games.EncodeRequest(req)
+			if err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO move_requests (game_id, request_id, record) VALUES ($1, $2, $3)
+				ON CONFLICT DO NOTHING`, g.ID, req.RequestID, rdata)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return games.ErrDuplicateRequest
+			}
+		}
+		return insertEvents(ctx, tx, g.ID, events)
+	})
+}
+
+func (s *Store) Events(ctx context.Context, id string, after int64, limit int) ([]games.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT record FROM game_events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, id, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []games.Event
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		e, err := games.DecodeEvent(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		var exists bool
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games WHERE id = $1)`, id).Scan(&exists); err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, games.ErrNotFound
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) Request(ctx context.Context, id, requestID string) (games.RequestRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT record FROM move_requests WHERE game_id = $1 AND request_id = $2`, id, requestID).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return games.RequestRecord{}, games.ErrNotFound
+	}
+	if err != nil {
+		return games.RequestRecord{}, err
+	}
+	return games.DecodeRequest(data)
+}
+
+func (s *Store) Count(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM games`).Scan(&n)
+	return n, err
+}
+
+// inTx runs fn in a transaction, committing if it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// Listen calls notify(gameID, sequence) for every event committed by any
+// replica, until ctx ends. It keeps one connection LISTENing and
+// reconnects with backoff when it drops; after a reconnect it calls
+// resync, because notifications sent meanwhile are lost (watchers then
+// read the table, so no event is).
+func (s *Store) Listen(ctx context.Context, notify func(gameID string, seq int64), resync func()) {
+	first := true
+	for ctx.Err() == nil {
+		_, _ = backoff.Retry(ctx, func() (struct{}, error) {
+			err := s.listenOnce(ctx, notify, func() {
+				if !first {
+					resync()
+				}
+				first = false
+			})
+			if ctx.Err() != nil {
+				return struct{}{}, backoff.Permanent(ctx.Err())
+			}
+			return struct{}{}, err
+		}, backoff.WithBackOff(&backoff.ExponentialBackOff{
+			InitialInterval: 100 * time.Millisecond, RandomizationFactor: 0.5, Multiplier: 2, MaxInterval: 5 * time.Second,
+		}), backoff.WithMaxElapsedTime(0))
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context, notify func(string, int64), connected func()) error {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A LISTENing connection must not go back to the pool.
+	conn := pc.Hijack()
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
+		return err
+	}
+	connected()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		id, seq, ok := strings.Cut(n.Payload, " ")
+		if v, err := strconv.ParseInt(seq, 10, 64); ok && err == nil {
+			notify(id, v)
+		}
+	}
+}
+
+func mustSub(f embed.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}

@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/storetest"
+)
+
+// testDSN returns the DSN of the test server (scripts/test-postgres). CI
+// must provide one; elsewhere the tests skip without it.
+func testDSN(t *testing.T) string {
+	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but DAMONE_TEST_POSTGRES_DSN is unset: .ci/run must start PostgreSQL (scripts/test-postgres)")
+		}
+		t.Skip("DAMONE_TEST_POSTGRES_DSN unset; start a server with: eval \"$(scripts/test-postgres start)\"")
+	}
+	return dsn
+}
+
+// freshDSN creates an empty schema and returns a DSN that uses it, so each
+// test starts from an empty database.
+func freshDSN(t *testing.T) string {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("t_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), dsn)
+		if err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+func open(t *testing.T, dsn string) *Store {
+	s, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	testDSN(t)
+	storetest.Run(t, func(t *testing.T) games.Store { return open(t, freshDSN(t)) })
+}
+
+func TestMigrationsAreIdempotent(t *testing.T) {
+	dsn := freshDSN(t)
+	open(t, dsn)
+	open(t, dsn) // a second replica starting applies nothing and fails nothing
+}
+
+// Two stores on one database stand for two replicas: a move through one
+// is seen by the other, and a notification reaches the other's listener.
+func TestReplicasShareGamesAndNotify(t *testing.T) {
+	dsn := freshDSN(t)
+	a, b := open(t, dsn), open(t, dsn)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got []string
+	listening := make(chan struct{})
+	var once sync.Once
+	go b.Listen(ctx, func(id string, seq int64) {
+		mu.Lock()
+		got = append(got, fmt.Sprintf("%s %d", id, seq))
+		mu.Unlock()
+	}, func() {})
+	// Listen has no ready signal; wait until a probe notification arrives.
+	go func() {
+		for ctx.Err() == nil {
+			a.pool.Exec(ctx, "SELECT pg_notify($1, 'probe 0')", Channel)
+			mu.Lock()
+			n := len(got)
+			mu.Unlock()
+			if n > 0 {
+				once.Do(func() { close(listening) })
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	select {
+	case <-listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listener never received a notification")
+	}
+
+	svcA := games.NewService(a, games.DefaultLimits)
+	svcB := games.NewService(b, games.DefaultLimits)
+	g, tok, err := svcA.Create(ctx, engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcB.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3", RequestID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	// The same request id through the other replica plays nothing twice.
+	res, err := svcA.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3", RequestID: "r1"})
+	if err != nil || res.Sequence != 2 || res.Game.Ply() != 1 {
+		t.Fatalf("retry through the other replica: %+v, %v; want the first result (sequence 2, ply 1)", res, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		found := false
+		for _, n := range got {
+			found = found || n == g.ID+" 1" || n == g.ID+" 2"
+		}
+		mu.Unlock()
+		if found {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no notification for game %s; got %v", g.ID, got)
+}
+
+func TestUnreachableDatabaseFailsFast(t *testing.T) {
+	start := time.Now()
+	_, err := Open(context.Background(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+	if err == nil {
+		t.Fatal("Open succeeded against a closed port")
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("Open took %v to fail", time.Since(start))
+	}
+}
