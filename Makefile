@@ -39,12 +39,11 @@ run: ## Run the service on its defaults (gRPC :9090, REST :8080, metrics :9102)
 ##@ Tests and checks
 
 .PHONY: test
-test: ## Run every test: vet, gofmt, unit, property and end-to-end tests (race detector on the service packages)
+test: ## Run every test (starts a throwaway PostgreSQL unless DAMONE_TEST_POSTGRES_DSN is set): gofmt, vet, unit, property, end-to-end
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	go vet ./...
-	go test ./...
-	go test -race ./internal/games/ ./internal/server/ ./internal/metrics/
+	scripts/test-postgres run bash -c 'go test ./... && go test -race ./internal/games/ ./internal/server/ ./internal/metrics/ ./internal/store/...'
 
 .PHONY: test-long
 test-long: ## Also run the deep perft counts (depth 7)
