@@ -99,17 +99,7 @@ func (p *Position) CountMoves(buf []Move) int {
 	if byRank, any := p.capturers(); any {
 		return len(p.generateCaptures(buf[:0], &byRank))
 	}
-	us := p.stm
-	empty := dark &^ (p.occ[Red] | p.occ[Black])
-	all := p.occ[us]
-	kings := all &^ p.pieces[us][Pedine] // Damas and Damones: all four diagonals
-	n := bits.OnesCount64(all<<9&empty) + bits.OnesCount64(all>>9&empty)
-	if us == Red {
-		n += bits.OnesCount64(all<<7&empty) + bits.OnesCount64(kings>>7&empty)
-	} else {
-		n += bits.OnesCount64(kings<<7&empty) + bits.OnesCount64(all>>7&empty)
-	}
-	return n
+	return p.StepTargets(p.stm)
 }
 
 // captureSearch holds the state of the depth-first search for capture

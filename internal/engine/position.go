@@ -241,3 +241,37 @@ func StartPosition(setup Setup, first Side) (Position, error) {
 	sort.Slice(pieces, func(i, j int) bool { return pieces[i].Square < pieces[j].Square })
 	return NewPosition(first, pieces, 0)
 }
+
+// Bitboard returns the squares of side s's pieces of rank r as a bitboard
+// (bit i = Square i), for callers such as an evaluation that need the
+// whole board at once.
+func (p *Position) Bitboard(s Side, r Rank) uint64 { return p.pieces[s][r] }
+
+// StepTargets returns how many single steps side s's pieces could make
+// in p, whoever is to move and ignoring captures: a measure of mobility.
+func (p *Position) StepTargets(s Side) int {
+	empty := dark &^ (p.occ[Red] | p.occ[Black])
+	all := p.occ[s]
+	kings := all &^ p.pieces[s][Pedine]
+	n := bits.OnesCount64(all<<9&empty) + bits.OnesCount64(all>>9&empty)
+	if s == Red {
+		return n + bits.OnesCount64(all<<7&empty) + bits.OnesCount64(kings>>7&empty)
+	}
+	return n + bits.OnesCount64(kings<<7&empty) + bits.OnesCount64(all>>7&empty)
+}
+
+// PromotionSquares returns the squares on which a move of a piece of side
+// s and rank r that ends there promotes it (RULES.md, Promotion).
+func PromotionSquares(s Side, r Rank) uint64 { return promotionSquares[s][r] }
+
+// Directions returns the diagonals a piece of side s and rank r moves and
+// captures along (RULES.md, Moves), as a bit mask over Direction.
+func Directions(s Side, r Rank) uint8 { return dirsOf(s, r) }
+
+// Neighbour returns the square next to sq in direction d, or NoSquare.
+func Neighbour(sq Square, d Direction) Square {
+	if sq >= 64 {
+		return NoSquare
+	}
+	return neighbour[sq][d]
+}
