@@ -1,0 +1,462 @@
+// Package search finds good moves in Italian Damone positions: iterative
+// deepening principal-variation search with a transposition table keyed by
+// the engine's Zobrist hash, move ordering, a quiescence search over
+// compulsory captures, and draw-aware scores. It plays by the engine's
+// rules and changes nothing in it. See docs/engine.md.
+package search
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// MaxDepth bounds the nominal search depth in plies.
+const MaxDepth = 64
+
+// maxPly bounds the plies of one search line, quiescence included.
+const maxPly = 128
+
+// MaxLines is the most principal variations one search reports.
+const MaxLines = 5
+
+// Limits say when a search stops. Zero fields are unset; with none set the
+// search runs until its context is cancelled (or MaxDepth).
+type Limits struct {
+	Depth    int           // complete iterations up to this depth
+	Nodes    int64         // stop after this many nodes (deterministic on one thread)
+	MoveTime time.Duration // stop after this long
+}
+
+// Options are the search's settings beyond its limits.
+type Options struct {
+	// Lines is the number of principal variations (multi-PV), 1..MaxLines.
+	Lines int
+	// Variant gives the draw and win rules the scores respect (the
+	// no-progress limit, repetition, capture-all-Damones).
+	Variant engine.Variant
+	// History holds the game's earlier positions, oldest first, for the
+	// repetition rule; it may be empty.
+	History []engine.Position
+}
+
+// Line is one principal variation: its score and its moves, each legal in
+// turn from the searched position.
+type Line struct {
+	Score Score
+	PV    []engine.Move
+}
+
+// Info describes a completed iteration (or the final result).
+type Info struct {
+	Depth   int
+	Nodes   int64
+	Elapsed time.Duration
+	Lines   []Line
+}
+
+// NodesPerSecond returns the search speed of the iteration.
+func (i *Info) NodesPerSecond() float64 {
+	if i.Elapsed <= 0 {
+		return 0
+	}
+	return float64(i.Nodes) / i.Elapsed.Seconds()
+}
+
+// Result is a finished search: the best move (if the side to move has a
+// move at all) and the last completed iteration.
+type Result struct {
+	Best    engine.Move
+	HasBest bool
+	Info    Info
+}
+
+// Searcher searches positions; it keeps its transposition table between
+// searches. It is not safe for concurrent use: give each goroutine its own.
+type Searcher struct {
+	tt       *table
+	history  [2][64][64]int32
+	killers  [maxPly][2]killer
+	pos      [maxPly + 1]engine.Position
+	moves    [maxPly + 1][]engine.Move
+	pv       [maxPly + 1][maxPly + 1]engine.Move
+	pvLen    [maxPly + 1]int
+	path     [maxPly + 1]uint64 // hashes of the line searched, for repetition
+	scoreBuf [maxPly + 1][128]int32
+	order    [maxPly + 1][128]uint8 // generation index of each sorted move
+
+	opts       Options
+	limits     Limits
+	gameHashes []uint64 // hashes of the game's positions that can still repeat
+	nodes      int64
+	stopped    bool
+	start      time.Time
+	deadline   time.Time
+	ctx        context.Context
+	rootSkip   []engine.Move // root moves excluded (multi-PV)
+	cancelled  atomic.Bool
+}
+
+type killer struct {
+	from, to engine.Square
+	captured uint64
+	set      bool
+}
+
+// NewSearcher returns a searcher with a transposition table of about
+// ttMegabytes MiB (at least 1).
+func NewSearcher(ttMegabytes int) *Searcher {
+	s := &Searcher{tt: newTable(ttMegabytes)}
+	for i := range s.moves {
+		s.moves[i] = make([]engine.Move, 0, 64)
+	}
+	return s
+}
+
+// Clear forgets everything learnt in earlier searches.
+func (s *Searcher) Clear() {
+	s.tt.clear()
+	s.history = [2][64][64]int32{}
+}
+
+// Search searches pos within lim and returns the best move found, calling
+// progress (if not nil) after each completed iteration. It returns within
+// a few milliseconds of ctx being cancelled.
+func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options, lim Limits, progress func(Info)) Result {
+	if opts.Lines < 1 {
+		opts.Lines = 1
+	}
+	opts.Lines = min(opts.Lines, MaxLines)
+	s.opts, s.limits, s.ctx = opts, lim, ctx
+	s.nodes, s.stopped = 0, false
+	s.start = time.Now()
+	s.deadline = time.Time{}
+	if lim.MoveTime > 0 {
+		s.deadline = s.start.Add(lim.MoveTime)
+	}
+	s.gameHashes = s.gameHashes[:0]
+	// Only positions since the last capture or promotion can repeat.
+	for i := len(opts.History) - 1; i >= 0 && len(opts.History)-1-i < pos.NoProgress(); i-- {
+		s.gameHashes = append(s.gameHashes, opts.History[i].Hash())
+	}
+	s.killers = [maxPly][2]killer{}
+	s.tt.newSearch()
+	for i := range s.history { // age the history so a new search can change its mind
+		for j := range s.history[i] {
+			for k := range s.history[i][j] {
+				s.history[i][j][k] /= 8
+			}
+		}
+	}
+
+	s.pos[0] = pos
+	var res Result
+	rootMoves := pos.LegalMoves()
+	if len(rootMoves) == 0 {
+		res.Info = Info{Lines: []Line{{Score: s.terminalScore(&pos, 0)}}, Elapsed: time.Since(s.start)}
+		return res
+	}
+	res.Best, res.HasBest = rootMoves[0], true
+	maxDepth := MaxDepth
+	if lim.Depth > 0 {
+		maxDepth = min(lim.Depth, MaxDepth)
+	}
+	for depth := 1; depth <= maxDepth; depth++ {
+		lines := make([]Line, 0, opts.Lines)
+		s.rootSkip = s.rootSkip[:0]
+		for k := 0; k < opts.Lines && k < len(rootMoves); k++ {
+			score := s.negamax(0, depth, -infinity, infinity)
+			if s.stopped {
+				break
+			}
+			if s.pvLen[0] == 0 {
+				break
+			}
+			pv := append([]engine.Move(nil), s.pv[0][:s.pvLen[0]]...)
+			lines = append(lines, Line{Score: score, PV: pv})
+			s.rootSkip = append(s.rootSkip, pv[0])
+		}
+		if s.stopped || len(lines) == 0 {
+			break // keep the last complete iteration
+		}
+		res.Best = lines[0].PV[0]
+		res.Info = Info{Depth: depth, Nodes: s.nodes, Elapsed: time.Since(s.start), Lines: lines}
+		if progress != nil {
+			progress(res.Info)
+		}
+		if lines[0].Score.IsForced() && len(rootMoves) == 1 {
+			break
+		}
+		if p, ok := lines[0].Score.Plies(); ok && p <= depth && opts.Lines == 1 {
+			break // a forced result found within the horizon cannot change
+		}
+		if len(rootMoves) == 1 && opts.Lines == 1 && lim.Depth == 0 && lim.Nodes == 0 && depth >= 1 && !s.deadline.IsZero() {
+			break // one legal move: no need to think
+		}
+		if !s.deadline.IsZero() && time.Since(s.start) > lim.MoveTime/2 {
+			break // the next iteration would not finish in time
+		}
+	}
+	res.Info.Nodes = s.nodes
+	res.Info.Elapsed = time.Since(s.start)
+	return res
+}
+
+// checkStop polls the limits every 1024 nodes: often enough to stop within
+// a millisecond, rarely enough to cost nothing.
+func (s *Searcher) checkStop() {
+	if s.limits.Nodes > 0 && s.nodes >= s.limits.Nodes {
+		s.stopped = true
+		return
+	}
+	if s.nodes&1023 != 0 {
+		return
+	}
+	select {
+	case <-s.ctx.Done():
+		s.stopped = true
+		return
+	default:
+	}
+	if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+		s.stopped = true
+	}
+}
+
+// terminalScore scores a position with no legal move: the side to move
+// has lost (no pieces or stalemate, RULES.md, End of the game).
+func (s *Searcher) terminalScore(_ *engine.Position, ply int) Score {
+	return -(Win - Score(ply))
+}
+
+// isRepetition reports whether the position at ply repeats one of the
+// line searched or of the game; a repetition inside the search is scored
+// as the draw it leads to.
+func (s *Searcher) isRepetition(ply int, p *engine.Position) bool {
+	h := p.Hash()
+	np := p.NoProgress()
+	for i := ply - 2; i >= 0 && ply-i <= np; i -= 2 {
+		if s.path[i] == h {
+			return true
+		}
+	}
+	if !s.opts.Variant.RepetitionDraw {
+		return false
+	}
+	back := np - ply // game positions within the no-progress window
+	for i, gh := range s.gameHashes {
+		if i >= back {
+			break
+		}
+		if gh == h {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
+	s.pvLen[ply] = 0
+	s.nodes++
+	s.checkStop()
+	if s.stopped {
+		return 0
+	}
+	p := &s.pos[ply]
+	s.path[ply] = p.Hash()
+	if ply > 0 && s.isRepetition(ply, p) {
+		return 0
+	}
+	moves := p.GenerateMoves(s.moves[ply])
+	s.moves[ply] = moves[:0]
+	if len(moves) == 0 {
+		return s.terminalScore(p, ply)
+	}
+	// Game-ending rules beyond "no legal move" apply below the root (the
+	// root is the position the caller wants a move for).
+	if v := &s.opts.Variant; ply > 0 {
+		if v.WinCondition == engine.CaptureAllDamones && p.Count(p.SideToMove(), engine.Damone) == 0 {
+			return -(Win - Score(ply))
+		}
+		if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
+			return 0
+		}
+	}
+	if ply >= maxPly-1 {
+		return Evaluate(p)
+	}
+	capture := moves[0].IsCapture()
+	if depth <= 0 {
+		// Quiescence: a position with a compulsory capture is not quiet;
+		// the capture must be played (no stand-pat), so search it on.
+		if !capture {
+			return Evaluate(p)
+		}
+		depth = 0
+	}
+	pvNode := beta-alpha > 1
+
+	// Transposition table (not in quiescence, where a probe's cache miss
+	// costs more than the short capture line it could save).
+	ttIdx := -1
+	if depth == 0 {
+	} else if e, ok := s.tt.probe(p.Hash()); ok {
+		if int(e.move) < len(moves) {
+			ttIdx = int(e.move)
+		}
+		if !pvNode && int(e.depth) >= depth && ply > 0 {
+			sc := fromTT(e.score, ply)
+			switch e.flag {
+			case flagExact:
+				return sc
+			case flagLower:
+				if sc >= beta {
+					return sc
+				}
+			case flagUpper:
+				if sc <= alpha {
+					return sc
+				}
+			}
+		}
+	}
+
+	scores := s.orderScores(ply, p, moves, ttIdx)
+	order := &s.order[ply]
+	for i := range moves {
+		order[i] = uint8(i)
+	}
+	origAlpha := alpha
+	best := -infinity
+	bestIdx := -1
+	searched := 0
+	for i := range moves {
+		pick(moves, scores, order, i)
+		m := &moves[i]
+		if ply == 0 && s.skippedAtRoot(m) {
+			continue
+		}
+		child := &s.pos[ply+1]
+		*child = *p
+		child.Play(m)
+		next := depth - 1
+		if capture && depth <= 0 {
+			next = 0
+		}
+		var sc Score
+		if searched == 0 {
+			sc = -s.negamax(ply+1, next, -beta, -alpha)
+		} else {
+			// Late quiet moves at depth are first tried one ply shallower.
+			reduce := 0
+			if !capture && depth >= 3 && searched >= 3 && !pvNode {
+				reduce = 1
+			}
+			sc = -s.negamax(ply+1, next-reduce, -alpha-1, -alpha)
+			if sc > alpha && (reduce > 0 || sc < beta) {
+				sc = -s.negamax(ply+1, next, -beta, -alpha)
+			}
+		}
+		searched++
+		if s.stopped {
+			return 0
+		}
+		if sc > best {
+			best, bestIdx = sc, i
+			if sc > alpha {
+				alpha = sc
+				s.pv[ply][0] = *m
+				copy(s.pv[ply][1:], s.pv[ply+1][:s.pvLen[ply+1]])
+				s.pvLen[ply] = s.pvLen[ply+1] + 1
+				if sc >= beta {
+					if !capture {
+						s.history[p.SideToMove()][m.From()][m.To()] += int32(depth * depth)
+						s.addKiller(ply, m)
+					}
+					break
+				}
+			}
+		}
+	}
+	if searched == 0 { // every root move excluded (multi-PV exhausted)
+		return -infinity
+	}
+	flag := flagExact
+	switch {
+	case best <= origAlpha:
+		flag = flagUpper
+	case best >= beta:
+		flag = flagLower
+	}
+	// The table keeps the move's index in generation order, which is the
+	// same every time the position is met.
+	if depth > 0 {
+		s.tt.store(p.Hash(), toTT(best, ply), int8(depth), flag, s.order[ply][bestIdx])
+	}
+	return best
+}
+
+func (s *Searcher) skippedAtRoot(m *engine.Move) bool {
+	for i := range s.rootSkip {
+		if s.rootSkip[i].Equivalent(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Searcher) addKiller(ply int, m *engine.Move) {
+	k := killer{m.From(), m.To(), m.CapturedSet(), true}
+	if s.killers[ply][0] != k {
+		s.killers[ply][1] = s.killers[ply][0]
+		s.killers[ply][0] = k
+	}
+}
+
+// orderScores ranks the moves: the table's move first, then killers, then
+// by history. (When captures exist every legal move is a capture of the
+// same priority, so "captures first" is already so.)
+func (s *Searcher) orderScores(ply int, p *engine.Position, moves []engine.Move, ttIdx int) *[128]int32 {
+	sc := &s.scoreBuf[ply]
+	us := p.SideToMove()
+	for i := range moves {
+		m := &moves[i]
+		switch {
+		case i == ttIdx:
+			sc[i] = 1 << 30
+		case s.isKiller(ply, 0, m):
+			sc[i] = 1<<29 + 1
+		case s.isKiller(ply, 1, m):
+			sc[i] = 1 << 29
+		default:
+			sc[i] = s.history[us][m.From()][m.To()]
+			if _, promo := m.Promotion(); promo {
+				sc[i] += 1 << 28
+			}
+		}
+	}
+	return sc
+}
+
+func (s *Searcher) isKiller(ply, k int, m *engine.Move) bool {
+	kl := s.killers[ply][k]
+	return kl.set && kl.from == m.From() && kl.to == m.To() && kl.captured == m.CapturedSet()
+}
+
+// pick moves the best-scored move of moves[i:] to i (selection sort, one
+// step at a time: most nodes cut off after a move or two).
+func pick(moves []engine.Move, sc *[128]int32, order *[128]uint8, i int) {
+	best := i
+	for j := i + 1; j < len(moves); j++ {
+		if sc[j] > sc[best] {
+			best = j
+		}
+	}
+	if best != i {
+		moves[i], moves[best] = moves[best], moves[i]
+		sc[i], sc[best] = sc[best], sc[i]
+		order[i], order[best] = order[best], order[i]
+	}
+}

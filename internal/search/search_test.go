@@ -1,0 +1,191 @@
+package search
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+func pos(t *testing.T, text string) engine.Position {
+	t.Helper()
+	p, err := engine.ParsePosition(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func search(t *testing.T, text string, lim Limits) Result {
+	t.Helper()
+	return NewSearcher(4).Search(context.Background(), pos(t, text), Options{Variant: engine.DefaultVariant()}, lim, nil)
+}
+
+// Forced results worked out by hand from RULES.md.
+func TestForcedResults(t *testing.T) {
+	cases := []struct {
+		name, position string
+		best           string // the only winning first move ("" = any)
+		plies          int    // win in this many plies (negative: loss)
+	}{
+		// Red Dama d3 takes the last Black piece: win in 1.
+		{"last piece captured", "R:RDd3:BPe4:0", "d3xf5", 1},
+		// The duplicate loop takes all four Black Pedines: win in 1.
+		{"loop takes everything", "R:RDd3:BPe4,Pg4,Pg2,Pe2:0", "", 1},
+		// Black to move, its only piece a Pedine on h1 with no move (every
+		// direction leaves the board): stalemate, a loss now (RULES.md, End
+		// of the game).
+		{"stalemated side to move", "B:RDg2:BPh1:0", "", 0},
+		// Red Dama e4, Black Pedine b1 (its only move is b1-c2). Only
+		// e4-d3 wins in 3 plies: Black must play b1-c2 and d3xb1 takes the
+		// last piece; no Red move captures or stalemates at once.
+		{"win in three", "R:RDe4:BPb1:0", "e4-d3", 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := search(t, c.position, Limits{Depth: 6})
+			sc := res.Info.Lines[0].Score
+			n, forced := sc.Plies()
+			switch {
+			case c.plies > 0 && (!forced || sc < 0 || n != c.plies):
+				t.Fatalf("score %d (forced %v, %d plies), want a win in %d plies", sc, forced, n, c.plies)
+			case c.plies == 0 && (!forced || sc > 0 || n != 0):
+				t.Fatalf("score %d, want a loss in 0 plies", sc)
+			}
+			if c.best != "" && res.Best.String() != c.best {
+				t.Fatalf("best %s, want %s", res.Best.String(), c.best)
+			}
+			if c.plies == 0 && res.HasBest {
+				t.Fatal("a best move in a position without legal moves")
+			}
+		})
+	}
+}
+
+// A side to move without legal moves has lost, and there is no move to
+// report.
+func TestNoMoveIsALoss(t *testing.T) {
+	p := pos(t, "B:RDd3:BPh1:0")
+	if n := len(p.LegalMoves()); n != 0 {
+		t.Fatalf("Black has %d moves, want 0 (a Pedine on h1 is stuck)", n)
+	}
+	res := NewSearcher(1).Search(context.Background(), p, Options{Variant: engine.DefaultVariant()}, Limits{Depth: 3}, nil)
+	if res.HasBest || res.Info.Lines[0].Score != -Win {
+		t.Fatalf("score %d, best %v; want -Win and no move", res.Info.Lines[0].Score, res.HasBest)
+	}
+}
+
+// The no-progress limit of the variant makes a position a draw.
+func TestNoProgressDrawScoresZero(t *testing.T) {
+	v := engine.DefaultVariant()
+	p := pos(t, "R:RDd3,Df3:BMa8:80")
+	res := NewSearcher(1).Search(context.Background(), p, Options{Variant: v}, Limits{Depth: 4}, nil)
+	// The root itself is not scored as over (the game layer decides
+	// that); every child has reached the limit, so every line is a draw.
+	if sc := res.Info.Lines[0].Score; sc != 0 {
+		t.Fatalf("score %d at the no-progress limit, want 0 (draw)", sc)
+	}
+}
+
+// Every principal variation is a sequence of legal moves, on positions
+// reached by seeded random play.
+func TestPrincipalVariationsAreLegal(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	s := NewSearcher(8)
+	for game := 0; game < 12; game++ {
+		p, _ := engine.StartPosition(engine.Setup(1+game%2), engine.Side(game%2))
+		for ply := 0; ply < 60; ply++ {
+			moves := p.LegalMoves()
+			if len(moves) == 0 {
+				break
+			}
+			if ply%7 == 3 {
+				res := s.Search(context.Background(), p, Options{Lines: 3, Variant: engine.DefaultVariant()}, Limits{Nodes: 20_000}, nil)
+				for _, line := range res.Info.Lines {
+					q := p
+					for i, m := range line.PV {
+						legal := false
+						for _, l := range q.LegalMoves() {
+							if l == m {
+								legal = true
+							}
+						}
+						if !legal {
+							t.Fatalf("%s: move %d (%s) of PV %v is not legal", p, i, m, line.PV)
+						}
+						q.Play(&m)
+					}
+				}
+				if len(res.Info.Lines) != min(3, len(moves)) {
+					t.Fatalf("%s: %d lines, want %d", p, len(res.Info.Lines), min(3, len(moves)))
+				}
+			}
+			p.Play(&moves[rng.Intn(len(moves))])
+		}
+	}
+}
+
+// With a node limit on one thread, a search is the same on every run.
+func TestNodeLimitIsDeterministic(t *testing.T) {
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	var first Result
+	for run := 0; run < 3; run++ {
+		res := NewSearcher(16).Search(context.Background(), p, Options{Lines: 2, Variant: engine.DefaultVariant()}, Limits{Nodes: 300_000}, nil)
+		if run == 0 {
+			first = res
+			continue
+		}
+		if res.Best != first.Best || res.Info.Depth != first.Info.Depth || res.Info.Nodes != first.Info.Nodes ||
+			res.Info.Lines[0].Score != first.Info.Lines[0].Score {
+			t.Fatalf("run %d: best %s depth %d nodes %d score %d; run 0: %s %d %d %d", run,
+				res.Best, res.Info.Depth, res.Info.Nodes, res.Info.Lines[0].Score,
+				first.Best, first.Info.Depth, first.Info.Nodes, first.Info.Lines[0].Score)
+		}
+	}
+	if first.Info.Nodes != 300_000 {
+		t.Fatalf("nodes %d, want the limit 300000 exactly", first.Info.Nodes)
+	}
+}
+
+// An infinite search stops when its context is cancelled.
+func TestCancellationStopsTheSearch(t *testing.T) {
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result)
+	go func() {
+		done <- NewSearcher(16).Search(ctx, p, Options{Variant: engine.DefaultVariant()}, Limits{}, nil)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case res := <-done:
+		if !res.HasBest {
+			t.Fatal("no best move after a cancelled search")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the search did not stop after cancellation")
+	}
+}
+
+// BenchmarkCancellation measures how long a running search takes to
+// return once its context is cancelled (the target is under 10 ms).
+func BenchmarkCancellation(b *testing.B) {
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	s := NewSearcher(16)
+	var total time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan time.Time)
+		go func() {
+			s.Search(ctx, p, Options{Variant: engine.DefaultVariant()}, Limits{}, nil)
+			done <- time.Now()
+		}()
+		time.Sleep(20 * time.Millisecond)
+		t0 := time.Now()
+		cancel()
+		total += (<-done).Sub(t0)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-stop")
+}
