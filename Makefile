@@ -89,3 +89,21 @@ breaking: ## Fail on changes to the protos that break the committed baseline
 breaking-baseline: ## Deliberately accept the current protos as the new breaking baseline
 	$(BUF) build --output $(BREAKING_BASELINE)
 	@echo "breaking-baseline: wrote $(BREAKING_BASELINE); commit it with the proto change."
+
+##@ Deploy (Dockerfile, k8s/; see docs/deploy.md)
+
+IMAGE ?= damone:$(VERSION)
+MANIFESTS_DIR ?= bin/manifests
+
+.PHONY: image
+image: ## Build the container image IMAGE (default damone:VERSION) with docker: needs a Docker engine, which CI lacks
+	@command -v docker >/dev/null || { echo "image: no docker command here; build the image where a Docker engine runs" >&2; exit 1; }
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+.PHONY: manifests
+manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS_DIR (default bin/manifests; no kubectl needed)
+	go run ./k8s/cmd/damone-manifests -k8s k8s -out $(MANIFESTS_DIR)
+
+.PHONY: manifests-check
+manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
+	go test ./k8s/...
