@@ -9,8 +9,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/peterbourgon/ff/v3"
 
@@ -32,7 +34,11 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	services := fs.String("services", "rules,games", "services to serve, comma-separated: rules (stateless RulesService), games (GameService)")
+	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
+	tableMB := fs.Int("search-table-mb", 16, "transposition table per search, in MiB")
+	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
+	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once")
+	maxEngineTime := fs.Duration("max-engine-move-time", 10*time.Second, "longest the engine thinks per move in games against it")
 	storeKind := fs.String("store", "embedded", "game store: embedded (a file under --data-dir), memory (lost at exit) or postgres (--postgres-dsn; for several replicas)")
 	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")
 	postgresDSN := fs.String("postgres-dsn", "", "PostgreSQL connection string (URL or key=value) for --store postgres")
@@ -81,21 +87,27 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
 		{*watchBuffer >= 1, "watch-buffer", *watchBuffer, "at least 1"},
+		{*tableMB >= 1 && *tableMB <= 4096, "search-table-mb", *tableMB, "1..4096"},
+		{*maxAnalysisTime > 0, "max-analysis-time", *maxAnalysisTime, "above 0"},
+		{*maxAnalyses >= 1, "max-analyses", *maxAnalyses, "at least 1"},
+		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},
 	}
 	for _, c := range checks {
 		if !c.ok {
 			return usagef("--%s %v: must be %s", c.name, c.val, c.want)
 		}
 	}
-	var rules, gamesOn bool
+	var rules, gamesOn, analysis bool
 	for _, name := range strings.Split(*services, ",") {
 		switch strings.TrimSpace(name) {
 		case "rules":
 			rules = true
 		case "games":
 			gamesOn = true
+		case "analysis":
+			analysis = true
 		default:
-			return usagef("--services %q: unknown service %q (want rules, games or both)", *services, name)
+			return usagef("--services %q: unknown service %q (want rules, games and/or analysis)", *services, name)
 		}
 	}
 	if *storeKind == "postgres" && *postgresDSN == "" {
@@ -128,7 +140,8 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
 		DrainTimeout: *drain, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
-		Rules:  rules, Games: gamesOn,
+		Rules:  rules, Games: gamesOn, Analysis: analysis,
+		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,
 		Store: store, Logger: logger,
 	})
 	if err != nil {

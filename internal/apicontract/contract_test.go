@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
@@ -258,6 +259,20 @@ func contractCases(t *testing.T) []contractCase {
 			`{"name":"games/k3v9q2m7x1","accept":true}`},
 		{"watch game request", &damonev1.WatchGameRequest{Name: "games/k3v9q2m7x1", SinceSequence: 7},
 			`{"name":"games/k3v9q2m7x1","since_sequence":"7"}`},
+		{"game with the engine as Black", &damonev1.Game{Name: "games/k3v9q2m7x1", EngineOpponent: &damonev1.EngineOpponent{
+			Side: damonev1.Side_SIDE_BLACK, Strength: &damonev1.EngineOpponent_MoveTime{MoveTime: durationpb.New(1500 * time.Millisecond)}}},
+			`{"name":"games/k3v9q2m7x1","engine_opponent":{"side":"SIDE_BLACK","move_time":"1.500s"}}`},
+		{"analyze position request", &damonev1.AnalyzePositionRequest{Position: &damonev1.Position{Text: "R:RPc4:BPb5,Pb7:0"},
+			Limit: &damonev1.AnalyzePositionRequest_Nodes{Nodes: 100000}, Lines: 2},
+			`{"position":{"text":"R:RPc4:BPb5,Pb7:0"},"nodes":"100000","lines":2}`},
+		{"analyze position response", &damonev1.AnalyzePositionResponse{Depth: 3, Nodes: 420, NodesPerSecond: 2100000,
+			Elapsed: durationpb.New(200 * time.Microsecond), Lines: []*damonev1.AnalysisLine{
+				{Score: &damonev1.Score{Value: &damonev1.Score_WinInPlies{WinInPlies: 1}}, Moves: []string{"c4xa6xc8"}},
+				{Score: &damonev1.Score{Value: &damonev1.Score_Centipedines{Centipedines: -35}}, Moves: []string{"e2-d3", "b5-c4"}},
+			}, Final: true, BestMove: stepMove()},
+			`{"depth":3,"nodes":"420","nodes_per_second":"2100000","elapsed":"0.000200s","lines":[` +
+				`{"score":{"win_in_plies":1},"moves":["c4xa6xc8"]},{"score":{"centipedines":-35},"moves":["e2-d3","b5-c4"]}],` +
+				`"final":true,"best_move":` + stepMoveJSON + `}`},
 	}
 }
 
@@ -422,6 +437,7 @@ func TestHTTPRulesCoverEveryMethod(t *testing.T) {
 	want := map[string]bool{}
 	for _, fd := range []protoreflect.FileDescriptor{
 		damonev1.File_damone_v1_rules_service_proto, damonev1.File_damone_v1_game_service_proto,
+		damonev1.File_damone_v1_analysis_service_proto,
 	} {
 		for i := range fd.Services().Len() {
 			s := fd.Services().Get(i)
@@ -503,8 +519,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 			}
 		}
 	}
-	if len(want) != 12 {
-		t.Errorf("%d routes, want 12 (4 RulesService + 8 GameService)", len(want))
+	if len(want) != 13 {
+		t.Errorf("%d routes, want 13 (4 RulesService + 8 GameService + 1 AnalysisService)", len(want))
 	}
 }
 

@@ -301,3 +301,9 @@ func (g *Game) End(o Outcome) error {
 	g.outcome = o
 	return nil
 }
+
+// History returns the positions before the current one, oldest first (a
+// copy): what a search needs for the repetition rule.
+func (g *Game) History() []Position {
+	return append([]Position(nil), g.positions[:len(g.positions)-1]...)
+}

@@ -62,6 +62,13 @@ type gameRecord struct {
 	CreateTime time.Time     `json:"create_time"`
 	UpdateTime time.Time     `json:"update_time"`
 	TokenHash  [2]string     `json:"token_sha256"`
+	Engine     *engineRecord `json:"engine,omitempty"`
+}
+
+type engineRecord struct {
+	Side       string `json:"side"`
+	MoveTimeMS int64  `json:"move_time_ms,omitempty"`
+	Depth      int    `json:"depth,omitempty"`
 }
 
 type eventRecord struct {
@@ -94,6 +101,9 @@ func EncodeGame(g *Game) ([]byte, error) {
 	}
 	if g.HasOffer {
 		r.DrawOffer = g.DrawOffer.String()
+	}
+	if e := g.Engine; e != nil {
+		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
 	}
 	return json.Marshal(r)
 }
@@ -131,6 +141,13 @@ func DecodeGame(b []byte) (*Game, error) {
 			return nil, fmt.Errorf("game record %s: draw offer: %w", r.ID, err)
 		}
 		g.HasOffer = true
+	}
+	if e := r.Engine; e != nil {
+		side, err := engine.ParseSide(e.Side)
+		if err != nil {
+			return nil, fmt.Errorf("game record %s: engine side: %w", r.ID, err)
+		}
+		g.Engine = &EngineOpponent{Side: side, MoveTime: time.Duration(e.MoveTimeMS) * time.Millisecond, Depth: e.Depth}
 	}
 	for i, h := range r.TokenHash {
 		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {

@@ -37,6 +37,23 @@ type Game struct {
 	// TokenHash holds the SHA-256 of each side's token; the tokens
 	// themselves are never stored.
 	TokenHash [2][32]byte
+	// Engine, if set, names the side the engine plays and how hard it
+	// thinks.
+	Engine *EngineOpponent
+}
+
+// EngineOpponent is the engine as a player: its side and its strength
+// (a time per move, or a depth; the service's cap on thinking time
+// applies to both).
+type EngineOpponent struct {
+	Side     engine.Side
+	MoveTime time.Duration
+	Depth    int
+}
+
+// EngineToMove reports whether the engine is to move in a game going on.
+func (g *Game) EngineToMove() bool {
+	return g.Engine != nil && !g.Over() && g.Position.SideToMove() == g.Engine.Side
 }
 
 // Ply returns the number of moves played.
@@ -53,6 +70,10 @@ func (g *Game) Etag() string { return `"` + strconv.FormatInt(g.Version, 10) + `
 // may change without touching what it holds.
 func (g *Game) Clone() *Game {
 	c := *g
+	if g.Engine != nil {
+		e := *g.Engine
+		c.Engine = &e
+	}
 	c.Moves = make([]PlayedMove, len(g.Moves))
 	for i, m := range g.Moves {
 		c.Moves[i] = m

@@ -8,7 +8,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,6 +51,15 @@ type Service struct {
 	now      func() time.Time
 	observer Observer
 	draining chan struct{}
+	log      *slog.Logger
+
+	engine        EngineMover
+	maxEngineTime time.Duration
+	base          context.Context // ends at Drain: stops the engine thinking
+	stopBase      context.CancelFunc
+	mu            sync.Mutex
+	thinking      map[string]bool // games whose engine move is being chosen
+	createMu      sync.Mutex      // makes the max-games check and the create one step
 }
 
 // Option configures a Service.
@@ -56,6 +67,10 @@ type Option func(*Service)
 
 // WithClock sets the clock (for tests).
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets where the service logs what no caller sees (an engine
+// move that failed in the background).
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // WithObserver sets the receiver of the service's counts.
 func WithObserver(o Observer) Option { return func(s *Service) { s.observer = o } }
@@ -72,7 +87,10 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 		now:      func() time.Time { return time.Now().UTC() },
 		observer: nopObserver{},
 		draining: make(chan struct{}),
+		log:      slog.New(slog.DiscardHandler),
+		thinking: map[string]bool{},
 	}
+	s.base, s.stopBase = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
 	}
@@ -83,9 +101,28 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 // commit to a shared store (a Notifier), until ctx ends. Without such a
 // store it returns at once.
 func (s *Service) Run(ctx context.Context) {
-	if n, ok := s.store.(Notifier); ok {
-		n.Listen(ctx, s.hub.poke, s.hub.pokeAll)
+	if s.engine != nil {
+		go s.sweepEngineGames(ctx, true) // engine moves lost in a restart
 	}
+	n, shared := s.store.(Notifier)
+	if !shared {
+		return
+	}
+	if s.engine != nil {
+		go func() {
+			t := time.NewTicker(engineSweepEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					s.sweepEngineGames(ctx, false) // ... or with another replica
+				}
+			}
+		}()
+	}
+	n.Listen(ctx, s.hub.poke, s.hub.pokeAll)
 }
 
 // Drain ends every open and future watch stream with CodeUnavailable, so
@@ -95,6 +132,7 @@ func (s *Service) Drain() {
 	case <-s.draining:
 	default:
 		close(s.draining)
+		s.stopBase()
 	}
 }
 
@@ -108,6 +146,10 @@ type Tokens struct{ Red, Black string }
 // setting, capture-all-Damones without both Damones) are CodeInvalidArgument
 // on field "variant"; a full store is CodeResourceExhausted.
 func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, error) {
+	return s.create(ctx, v, nil)
+}
+
+func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOpponent) (*Game, Tokens, error) {
 	eg, err := engine.NewGame(v)
 	if err != nil {
 		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
@@ -116,6 +158,11 @@ func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, 
 		return nil, Tokens{}, invalid("game.initial_position", "the starting position is already decided: %s", o)
 	}
 	if s.limits.MaxGames > 0 {
+		// Count and create under one lock, so concurrent creates cannot
+		// both pass the check (within this process; replicas sharing a
+		// store may overshoot by at most one game each).
+		s.createMu.Lock()
+		defer s.createMu.Unlock()
 		n, err := s.store.Count(ctx)
 		if err != nil {
 			return nil, Tokens{}, storeError(err)
@@ -142,6 +189,7 @@ func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, 
 		CreateTime: now,
 		UpdateTime: now,
 		TokenHash:  [2][32]byte{sha256.Sum256([]byte(red)), sha256.Sum256([]byte(black))},
+		Engine:     opp,
 	}
 	events := []Event{{Kind: EventCreated, Variant: g.Variant}}
 	s.stamp(g, events)
@@ -282,13 +330,13 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		case err == nil:
 			s.hub.publish(g.ID, events)
 			s.observer.MovePlayed()
+			s.afterChange(g)
 			return res, nil
 		case errors.Is(err, ErrDuplicateRequest):
 			continue // a retry of ours landed first: answer as it did
 		case errors.Is(err, ErrConflict):
 			if r.ExpectedEtag != "" || r.ExpectedPly != nil || attempt >= maxAttempts {
-				return nil, &Error{Code: CodeAborted, Reason: ReasonPlyMismatch,
-					Message: "another change to the game was made at the same time; read the game again and retry"}
+				return nil, s.lostRace(ctx, r)
 			}
 			continue
 		default:
@@ -299,6 +347,21 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 
 var errMissingToken = &Error{Code: CodeUnauthenticated, Reason: ReasonMissingToken,
 	Message: "this call needs the side's token as 'authorization: Bearer <token>'"}
+
+// lostRace is the error of a move whose precondition held when checked but
+// not at commit, because another change landed in between: ABORTED with
+// the reason of the precondition given and the game's state now.
+func (s *Service) lostRace(ctx context.Context, r MoveRequest) error {
+	e := &Error{Code: CodeAborted, Reason: ReasonPlyMismatch,
+		Message: "another change to the game was made at the same time; read the game again and retry"}
+	if r.ExpectedEtag != "" {
+		e.Reason = ReasonEtagMismatch
+	}
+	if g, err := s.store.Get(ctx, r.GameID); err == nil {
+		e.Metadata = map[string]string{"etag": g.Etag(), "ply": strconv.Itoa(g.Ply())}
+	}
+	return e
+}
 
 // authorize returns the side whose token is given.
 func authorize(g *Game, token string) (engine.Side, error) {
@@ -329,6 +392,15 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest) (*M
 	}
 	if rec.Move != r.Move {
 		return nil, invalid("request_id", "request_id %q was already used on this game for the move %q, not %q", r.RequestID, rec.Move, r.Move)
+	}
+	// The record can be newer than the game read before it: read again.
+	if rec.Ply > g.Ply() {
+		if g, err = s.store.Get(ctx, g.ID); err != nil {
+			return nil, storeError(err)
+		}
+		if rec.Ply > g.Ply() {
+			return nil, fmt.Errorf("request %q records ply %d but game %s is at ply %d", r.RequestID, rec.Ply, g.ID, g.Ply())
+		}
 	}
 	// The same move and event as the first time, with the game as it is now.
 	return &MoveResult{Move: g.Moves[rec.Ply-1], Game: g, Sequence: rec.Sequence}, nil
@@ -579,6 +651,9 @@ func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*
 	}
 	if done, err := catchUp(); done || err != nil {
 		return err
+	}
+	if g.Over() && last >= g.LastEvent {
+		return nil // the game-ended event was at or before since: nothing will follow
 	}
 	// With a shared store, also read the log now and then: a notification
 	// lost on the way costs a short delay, never an event.

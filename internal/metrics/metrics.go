@@ -29,6 +29,10 @@ type Metrics struct {
 	movesPlayed  prometheus.Counter
 	movesRefused *prometheus.CounterVec
 	store        *storeMetrics
+
+	analyses    prometheus.Gauge
+	searchNodes prometheus.Counter
+	engineMove  prometheus.Histogram
 }
 
 // Operations of damone_movegen_duration_seconds.
@@ -82,6 +86,19 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		m.GRPC, m.movegen, m.watchers, m.movesPlayed, m.movesRefused, gamesHeld,
 	)
 	m.store = newStoreMetrics(reg)
+	m.analyses = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "damone_analyses_running", Help: "AnalyzePosition calls searching now.",
+	})
+	m.searchNodes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "damone_search_nodes_total",
+		Help: "Nodes searched by analyses; rate() of it is the service's search speed in nodes per second.",
+	})
+	m.engineMove = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "damone_engine_move_duration_seconds",
+		Help:    "Time the engine thought before each of its moves in games against it.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15), // 1 ms to about 16 s
+	})
+	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove)
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
 	for _, op := range operations {
@@ -122,6 +139,18 @@ func (m *Metrics) MoveRejected(reason string) {
 
 // WatchersChanged moves the open-streams gauge.
 func (m *Metrics) WatchersChanged(delta int) { m.watchers.Add(float64(delta)) }
+
+// AnalysisStarted and AnalysisEnded move the running-analyses gauge.
+func (m *Metrics) AnalysisStarted() { m.analyses.Inc() }
+
+// AnalysisEnded records the end of an analysis that searched nodes.
+func (m *Metrics) AnalysisEnded(nodes int64) {
+	m.analyses.Dec()
+	m.searchNodes.Add(float64(nodes))
+}
+
+// EngineMoved records how long the engine thought before a move.
+func (m *Metrics) EngineMoved(d time.Duration) { m.engineMove.Observe(d.Seconds()) }
 
 // Handler serves the registry, OpenMetrics included.
 func (m *Metrics) Handler() http.Handler {

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
@@ -286,6 +287,14 @@ func gameToProto(g *games.Game) *damonev1.Game {
 	if g.HasOffer {
 		out.DrawOffer = sideToProto[g.DrawOffer]
 	}
+	if e := g.Engine; e != nil {
+		out.EngineOpponent = &damonev1.EngineOpponent{Side: sideToProto[e.Side]}
+		if e.MoveTime > 0 {
+			out.EngineOpponent.Strength = &damonev1.EngineOpponent_MoveTime{MoveTime: durationpb.New(e.MoveTime)}
+		} else {
+			out.EngineOpponent.Strength = &damonev1.EngineOpponent_Depth{Depth: int32(e.Depth)}
+		}
+	}
 	for i, m := range g.Moves {
 		out.Moves[i] = playedToProto(m)
 	}
@@ -313,4 +322,28 @@ func eventToProto(e *games.Event) *damonev1.GameEvent {
 		out.Event = &damonev1.GameEvent_GameEnded_{GameEnded: &damonev1.GameEvent_GameEnded{Outcome: outcomeToProto(e.Outcome)}}
 	}
 	return out
+}
+
+func engineOpponentFromProto(eo *damonev1.EngineOpponent) (games.EngineOpponent, error) {
+	const field = "game.engine_opponent"
+	side, err := sideFromProto(field+".side", eo.GetSide())
+	if err != nil {
+		return games.EngineOpponent{}, err
+	}
+	opp := games.EngineOpponent{Side: side}
+	switch st := eo.GetStrength().(type) {
+	case *damonev1.EngineOpponent_MoveTime:
+		if err := st.MoveTime.CheckValid(); err != nil || st.MoveTime.AsDuration() <= 0 {
+			return opp, badField(field+".move_time", "must be a duration above 0, e.g. \"0.5s\"")
+		}
+		opp.MoveTime = st.MoveTime.AsDuration()
+	case *damonev1.EngineOpponent_Depth:
+		if st.Depth < 1 || st.Depth > 64 {
+			return opp, badField(field+".depth", "must be 1..64, got %d", st.Depth)
+		}
+		opp.Depth = int(st.Depth)
+	default:
+		return opp, badField(field, "give a strength: move_time or depth")
+	}
+	return opp, nil
 }

@@ -32,7 +32,17 @@ func (s *GameServer) CreateGame(ctx context.Context, req *damonev1.CreateGameReq
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, tokens, err := s.games.Create(ctx, v)
+	var g *games.Game
+	var tokens games.Tokens
+	if eo := req.GetGame().GetEngineOpponent(); eo != nil {
+		opp, ferr := engineOpponentFromProto(eo)
+		if ferr != nil {
+			return nil, toStatus(ferr)
+		}
+		g, tokens, err = s.games.CreateAgainstEngine(ctx, v, opp)
+	} else {
+		g, tokens, err = s.games.Create(ctx, v)
+	}
 	if err != nil {
 		return nil, toStatus(err)
 	}

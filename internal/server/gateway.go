@@ -40,6 +40,10 @@ func newGateway(grpcAddr string) (http.Handler, *grpc.ClientConn, error) {
 		conn.Close()
 		return nil, nil, err
 	}
+	if err := damonev1.RegisterAnalysisServiceHandler(ctx, mux, conn); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
 	return mux, conn, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
+	"github.com/damone-rules/damone/internal/search"
 )
 
 // Health service names for gRPC health checking (grpc.health.v1): the
@@ -52,13 +53,21 @@ type Config struct {
 	MaxCallDuration                 time.Duration // deadline put on every unary call
 	MaxRequestBytes                 int
 	MaxPerftDepth                   int
-	// Rules and Games select the services to serve: a fleet that only
-	// validates moves runs many stateless Rules-only replicas, while games
-	// need one store shared by every replica that serves them.
-	Rules, Games bool
-	Limits       games.Limits
-	Store        games.Store
-	Logger       *slog.Logger
+	// Rules, Games and Analysis select the services to serve: a fleet
+	// that only validates moves runs many stateless Rules-only replicas,
+	// games need one store shared by every replica that serves them, and
+	// analysis is CPU-bound and scales on its own.
+	Rules, Games, Analysis bool
+	Limits                 games.Limits
+	// Engine settings: the search's table size per searcher (MiB), the cap
+	// on one analysis's time and on analyses at once, and the cap on the
+	// engine's thinking time per move in games against it.
+	SearchTableMB     int
+	MaxAnalysisTime   time.Duration
+	MaxAnalyses       int
+	MaxEngineMoveTime time.Duration
+	Store             games.Store
+	Logger            *slog.Logger
 }
 
 // Server is the running service: gRPC, the REST gateway with health
@@ -72,6 +81,8 @@ type Server struct {
 	grpc     *grpc.Server
 	ready    atomic.Bool
 	draining atomic.Bool
+	stopping chan struct{} // closed at shutdown: ends analyses
+	search   *search.Pool
 
 	grpcLis, httpLis, metricsLis net.Listener
 	httpSrv, metricsSrv          *http.Server
@@ -84,7 +95,11 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger}
 	s.metrics = metrics.New(cfg.Store.Count)
-	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits, games.WithObserver(s.metrics))
+	s.stopping = make(chan struct{})
+	s.search = search.NewPool(cfg.SearchTableMB)
+	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits,
+		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
+		games.WithEngine(s.search, cfg.MaxEngineMoveTime))
 
 	var err error
 	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
@@ -121,6 +136,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Games {
 		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
+	}
+	if cfg.Analysis {
+		damonev1.RegisterAnalysisServiceServer(s.grpc,
+			NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping))
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -242,6 +261,7 @@ func (s *Server) shutdown() {
 	s.draining.Store(true)
 	s.setReady(false)
 	s.games.Drain()
+	close(s.stopping)
 
 	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
 	defer cancel()

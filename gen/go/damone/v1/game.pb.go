@@ -12,6 +12,7 @@ package damonev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -125,9 +126,14 @@ type Game struct {
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	// When the game last changed (equal to `create_time` until the first
 	// change).
-	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// If set, the engine plays this side: after each move of the other side
+	// it replies by itself (its moves appear in the event stream like any
+	// other), and CreateGameResponse returns no token for it. Set it in
+	// CreateGameRequest.game; it cannot change afterwards.
+	EngineOpponent *EngineOpponent `protobuf:"bytes,14,opt,name=engine_opponent,json=engineOpponent,proto3" json:"engine_opponent,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Game) Reset() {
@@ -251,6 +257,111 @@ func (x *Game) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Game) GetEngineOpponent() *EngineOpponent {
+	if x != nil {
+		return x.EngineOpponent
+	}
+	return nil
+}
+
+// The engine as a player of a game.
+type EngineOpponent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The side the engine plays. Required.
+	Side Side `protobuf:"varint,1,opt,name=side,proto3,enum=damone.v1.Side" json:"side,omitempty"`
+	// How hard it thinks before each move. Exactly one is required.
+	//
+	// Types that are valid to be assigned to Strength:
+	//
+	//	*EngineOpponent_MoveTime
+	//	*EngineOpponent_Depth
+	Strength      isEngineOpponent_Strength `protobuf_oneof:"strength"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EngineOpponent) Reset() {
+	*x = EngineOpponent{}
+	mi := &file_damone_v1_game_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EngineOpponent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EngineOpponent) ProtoMessage() {}
+
+func (x *EngineOpponent) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_game_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EngineOpponent.ProtoReflect.Descriptor instead.
+func (*EngineOpponent) Descriptor() ([]byte, []int) {
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *EngineOpponent) GetSide() Side {
+	if x != nil {
+		return x.Side
+	}
+	return Side_SIDE_UNSPECIFIED
+}
+
+func (x *EngineOpponent) GetStrength() isEngineOpponent_Strength {
+	if x != nil {
+		return x.Strength
+	}
+	return nil
+}
+
+func (x *EngineOpponent) GetMoveTime() *durationpb.Duration {
+	if x != nil {
+		if x, ok := x.Strength.(*EngineOpponent_MoveTime); ok {
+			return x.MoveTime
+		}
+	}
+	return nil
+}
+
+func (x *EngineOpponent) GetDepth() int32 {
+	if x != nil {
+		if x, ok := x.Strength.(*EngineOpponent_Depth); ok {
+			return x.Depth
+		}
+	}
+	return 0
+}
+
+type isEngineOpponent_Strength interface {
+	isEngineOpponent_Strength()
+}
+
+type EngineOpponent_MoveTime struct {
+	// Time per move (above 0, at most the server's cap, 10 s by default;
+	// e.g. `"0.5s"` in JSON).
+	MoveTime *durationpb.Duration `protobuf:"bytes,2,opt,name=move_time,json=moveTime,proto3,oneof"`
+}
+
+type EngineOpponent_Depth struct {
+	// Search depth per move in plies, 1..64 (the server's time cap per
+	// move still applies).
+	Depth int32 `protobuf:"varint,3,opt,name=depth,proto3,oneof"`
+}
+
+func (*EngineOpponent_MoveTime) isEngineOpponent_Strength() {}
+
+func (*EngineOpponent_Depth) isEngineOpponent_Strength() {}
+
 // Something that happened in a game, as streamed by GameService.WatchGame.
 // Every change to a game is exactly one event, in order: the first event of
 // every game is `game_created` with sequence 1, and the last is
@@ -294,7 +405,7 @@ type GameEvent struct {
 
 func (x *GameEvent) Reset() {
 	*x = GameEvent{}
-	mi := &file_damone_v1_game_proto_msgTypes[1]
+	mi := &file_damone_v1_game_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -306,7 +417,7 @@ func (x *GameEvent) String() string {
 func (*GameEvent) ProtoMessage() {}
 
 func (x *GameEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[1]
+	mi := &file_damone_v1_game_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -319,7 +430,7 @@ func (x *GameEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent.ProtoReflect.Descriptor instead.
 func (*GameEvent) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GameEvent) GetGame() string {
@@ -459,7 +570,7 @@ type GameEvent_GameCreated struct {
 
 func (x *GameEvent_GameCreated) Reset() {
 	*x = GameEvent_GameCreated{}
-	mi := &file_damone_v1_game_proto_msgTypes[2]
+	mi := &file_damone_v1_game_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +582,7 @@ func (x *GameEvent_GameCreated) String() string {
 func (*GameEvent_GameCreated) ProtoMessage() {}
 
 func (x *GameEvent_GameCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[2]
+	mi := &file_damone_v1_game_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +595,7 @@ func (x *GameEvent_GameCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_GameCreated.ProtoReflect.Descriptor instead.
 func (*GameEvent_GameCreated) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1, 0}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 0}
 }
 
 func (x *GameEvent_GameCreated) GetVariant() *Variant {
@@ -506,7 +617,7 @@ type GameEvent_MovePlayed struct {
 
 func (x *GameEvent_MovePlayed) Reset() {
 	*x = GameEvent_MovePlayed{}
-	mi := &file_damone_v1_game_proto_msgTypes[3]
+	mi := &file_damone_v1_game_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -518,7 +629,7 @@ func (x *GameEvent_MovePlayed) String() string {
 func (*GameEvent_MovePlayed) ProtoMessage() {}
 
 func (x *GameEvent_MovePlayed) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[3]
+	mi := &file_damone_v1_game_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -531,7 +642,7 @@ func (x *GameEvent_MovePlayed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_MovePlayed.ProtoReflect.Descriptor instead.
 func (*GameEvent_MovePlayed) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1, 1}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 1}
 }
 
 func (x *GameEvent_MovePlayed) GetMove() *Move {
@@ -553,7 +664,7 @@ type GameEvent_DrawOffered struct {
 
 func (x *GameEvent_DrawOffered) Reset() {
 	*x = GameEvent_DrawOffered{}
-	mi := &file_damone_v1_game_proto_msgTypes[4]
+	mi := &file_damone_v1_game_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +676,7 @@ func (x *GameEvent_DrawOffered) String() string {
 func (*GameEvent_DrawOffered) ProtoMessage() {}
 
 func (x *GameEvent_DrawOffered) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[4]
+	mi := &file_damone_v1_game_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +689,7 @@ func (x *GameEvent_DrawOffered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_DrawOffered.ProtoReflect.Descriptor instead.
 func (*GameEvent_DrawOffered) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1, 2}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 2}
 }
 
 func (x *GameEvent_DrawOffered) GetSide() Side {
@@ -605,7 +716,7 @@ type GameEvent_DrawDeclined struct {
 
 func (x *GameEvent_DrawDeclined) Reset() {
 	*x = GameEvent_DrawDeclined{}
-	mi := &file_damone_v1_game_proto_msgTypes[5]
+	mi := &file_damone_v1_game_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +728,7 @@ func (x *GameEvent_DrawDeclined) String() string {
 func (*GameEvent_DrawDeclined) ProtoMessage() {}
 
 func (x *GameEvent_DrawDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[5]
+	mi := &file_damone_v1_game_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +741,7 @@ func (x *GameEvent_DrawDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_DrawDeclined.ProtoReflect.Descriptor instead.
 func (*GameEvent_DrawDeclined) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1, 3}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 3}
 }
 
 func (x *GameEvent_DrawDeclined) GetSide() Side {
@@ -659,7 +770,7 @@ type GameEvent_GameEnded struct {
 
 func (x *GameEvent_GameEnded) Reset() {
 	*x = GameEvent_GameEnded{}
-	mi := &file_damone_v1_game_proto_msgTypes[6]
+	mi := &file_damone_v1_game_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +782,7 @@ func (x *GameEvent_GameEnded) String() string {
 func (*GameEvent_GameEnded) ProtoMessage() {}
 
 func (x *GameEvent_GameEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[6]
+	mi := &file_damone_v1_game_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +795,7 @@ func (x *GameEvent_GameEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_GameEnded.ProtoReflect.Descriptor instead.
 func (*GameEvent_GameEnded) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1, 4}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 4}
 }
 
 func (x *GameEvent_GameEnded) GetOutcome() *Outcome {
@@ -698,7 +809,7 @@ var File_damone_v1_game_proto protoreflect.FileDescriptor
 
 const file_damone_v1_game_proto_rawDesc = "" +
 	"\n" +
-	"\x14damone/v1/game.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\x04\n" +
+	"\x14damone/v1/game.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x05\n" +
 	"\x04Game\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12,\n" +
 	"\avariant\x18\x02 \x01(\v2\x12.damone.v1.VariantR\avariant\x12>\n" +
@@ -716,7 +827,14 @@ const file_damone_v1_game_proto_rawDesc = "" +
 	"\vcreate_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"\xcc\x06\n" +
+	"updateTime\x12B\n" +
+	"\x0fengine_opponent\x18\x0e \x01(\v2\x19.damone.v1.EngineOpponentR\x0eengineOpponent\"\x93\x01\n" +
+	"\x0eEngineOpponent\x12#\n" +
+	"\x04side\x18\x01 \x01(\x0e2\x0f.damone.v1.SideR\x04side\x128\n" +
+	"\tmove_time\x18\x02 \x01(\v2\x19.google.protobuf.DurationH\x00R\bmoveTime\x12\x16\n" +
+	"\x05depth\x18\x03 \x01(\x05H\x00R\x05depthB\n" +
+	"\n" +
+	"\bstrength\"\xcc\x06\n" +
 	"\tGameEvent\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x129\n" +
@@ -764,50 +882,55 @@ func file_damone_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_damone_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_damone_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_damone_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_damone_v1_game_proto_goTypes = []any{
 	(GameStatus)(0),                // 0: damone.v1.GameStatus
 	(*Game)(nil),                   // 1: damone.v1.Game
-	(*GameEvent)(nil),              // 2: damone.v1.GameEvent
-	(*GameEvent_GameCreated)(nil),  // 3: damone.v1.GameEvent.GameCreated
-	(*GameEvent_MovePlayed)(nil),   // 4: damone.v1.GameEvent.MovePlayed
-	(*GameEvent_DrawOffered)(nil),  // 5: damone.v1.GameEvent.DrawOffered
-	(*GameEvent_DrawDeclined)(nil), // 6: damone.v1.GameEvent.DrawDeclined
-	(*GameEvent_GameEnded)(nil),    // 7: damone.v1.GameEvent.GameEnded
-	(*Variant)(nil),                // 8: damone.v1.Variant
-	(*Position)(nil),               // 9: damone.v1.Position
-	(*Move)(nil),                   // 10: damone.v1.Move
-	(*Outcome)(nil),                // 11: damone.v1.Outcome
-	(Side)(0),                      // 12: damone.v1.Side
-	(*timestamppb.Timestamp)(nil),  // 13: google.protobuf.Timestamp
+	(*EngineOpponent)(nil),         // 2: damone.v1.EngineOpponent
+	(*GameEvent)(nil),              // 3: damone.v1.GameEvent
+	(*GameEvent_GameCreated)(nil),  // 4: damone.v1.GameEvent.GameCreated
+	(*GameEvent_MovePlayed)(nil),   // 5: damone.v1.GameEvent.MovePlayed
+	(*GameEvent_DrawOffered)(nil),  // 6: damone.v1.GameEvent.DrawOffered
+	(*GameEvent_DrawDeclined)(nil), // 7: damone.v1.GameEvent.DrawDeclined
+	(*GameEvent_GameEnded)(nil),    // 8: damone.v1.GameEvent.GameEnded
+	(*Variant)(nil),                // 9: damone.v1.Variant
+	(*Position)(nil),               // 10: damone.v1.Position
+	(*Move)(nil),                   // 11: damone.v1.Move
+	(*Outcome)(nil),                // 12: damone.v1.Outcome
+	(Side)(0),                      // 13: damone.v1.Side
+	(*timestamppb.Timestamp)(nil),  // 14: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),    // 15: google.protobuf.Duration
 }
 var file_damone_v1_game_proto_depIdxs = []int32{
-	8,  // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
-	9,  // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
-	9,  // 2: damone.v1.Game.position:type_name -> damone.v1.Position
-	10, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
+	9,  // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
+	10, // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
+	10, // 2: damone.v1.Game.position:type_name -> damone.v1.Position
+	11, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
 	0,  // 4: damone.v1.Game.status:type_name -> damone.v1.GameStatus
-	11, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
-	12, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
-	13, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
-	13, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
-	13, // 9: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
-	9,  // 10: damone.v1.GameEvent.position:type_name -> damone.v1.Position
-	3,  // 11: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
-	4,  // 12: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
-	5,  // 13: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
-	6,  // 14: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
-	7,  // 15: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
-	8,  // 16: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
-	10, // 17: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
-	12, // 18: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
-	12, // 19: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
-	11, // 20: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	12, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
+	13, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
+	14, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
+	14, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
+	2,  // 9: damone.v1.Game.engine_opponent:type_name -> damone.v1.EngineOpponent
+	13, // 10: damone.v1.EngineOpponent.side:type_name -> damone.v1.Side
+	15, // 11: damone.v1.EngineOpponent.move_time:type_name -> google.protobuf.Duration
+	14, // 12: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
+	10, // 13: damone.v1.GameEvent.position:type_name -> damone.v1.Position
+	4,  // 14: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
+	5,  // 15: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
+	6,  // 16: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
+	7,  // 17: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
+	8,  // 18: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
+	9,  // 19: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
+	11, // 20: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
+	13, // 21: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
+	13, // 22: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
+	12, // 23: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_game_proto_init() }
@@ -819,6 +942,10 @@ func file_damone_v1_game_proto_init() {
 	file_damone_v1_outcome_proto_init()
 	file_damone_v1_variant_proto_init()
 	file_damone_v1_game_proto_msgTypes[1].OneofWrappers = []any{
+		(*EngineOpponent_MoveTime)(nil),
+		(*EngineOpponent_Depth)(nil),
+	}
+	file_damone_v1_game_proto_msgTypes[2].OneofWrappers = []any{
 		(*GameEvent_GameCreated_)(nil),
 		(*GameEvent_MovePlayed_)(nil),
 		(*GameEvent_DrawOffered_)(nil),
@@ -831,7 +958,7 @@ func file_damone_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_game_proto_rawDesc), len(file_damone_v1_game_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

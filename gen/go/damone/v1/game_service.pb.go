@@ -82,12 +82,14 @@ type CreateGameResponse struct {
 	// if its start position is already over), ply 0, and one event
 	// (`game_created`, sequence 1).
 	Game *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
-	// Red's secret token: an opaque string of at most 128 printable ASCII
+	// Red's secret token (empty when the engine plays Red): an opaque string
+	// of at most 128 printable ASCII
 	// characters, e.g. `r_3q9ZkT0vYcM2xW8eLh5pNf`. Send it as
 	// `authorization: Bearer <token>` to act for Red. Returned only here,
 	// once; keep it secret.
 	RedToken string `protobuf:"bytes,2,opt,name=red_token,json=redToken,proto3" json:"red_token,omitempty"`
-	// Black's secret token, in the same form as `red_token`.
+	// Black's secret token, in the same form as `red_token` (empty when the
+	// engine plays Black).
 	BlackToken    string `protobuf:"bytes,3,opt,name=black_token,json=blackToken,proto3" json:"black_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
