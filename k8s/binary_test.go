@@ -141,9 +141,8 @@ func TestPodsServeAsConfigured(t *testing.T) {
 					t.Fatal(errs)
 				}
 				ctr := container{c: c, env: env}
-				rules, games := ctr.services(bin)
 				grace := time.Duration(*d.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
-				runPod(t, bin, c.Args, env, rules, games, grace-time.Duration(c.Lifecycle.PreStop.Sleep.Seconds)*time.Second)
+				runPod(t, bin, c.Args, env, ctr.services(bin), grace-time.Duration(c.Lifecycle.PreStop.Sleep.Seconds)*time.Second)
 			})
 		}
 	}
@@ -151,7 +150,7 @@ func TestPodsServeAsConfigured(t *testing.T) {
 
 var servingAddr = regexp.MustCompile(`"?(grpc|http|metrics)"?[=:]"?([0-9.]+:[0-9]+)`)
 
-func runPod(t *testing.T, bin *binary, args []string, env map[string]string, rules, games bool, stopWithin time.Duration) {
+func runPod(t *testing.T, bin *binary, args []string, env map[string]string, want services, stopWithin time.Duration) {
 	cmd := exec.Command(bin.path, args...)
 	cmd.Dir = t.TempDir() // a relative --data-dir lands here, not in the repository
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
@@ -235,8 +234,9 @@ func runPod(t *testing.T, bin *binary, args []string, env map[string]string, rul
 
 	served := listServices(ctx, t, conn)
 	for name, want := range map[string]bool{
-		damonev1.RulesService_ServiceDesc.ServiceName: rules,
-		damonev1.GameService_ServiceDesc.ServiceName:  games,
+		damonev1.RulesService_ServiceDesc.ServiceName:    want.rules,
+		damonev1.GameService_ServiceDesc.ServiceName:     want.games,
+		damonev1.AnalysisService_ServiceDesc.ServiceName: want.analysis,
 	} {
 		if served[name] != want {
 			t.Errorf("serves %s: %v, want %v (DAMONE_SERVICES=%q)", name, served[name], want, env["DAMONE_SERVICES"])

@@ -215,16 +215,22 @@ func (c container) setting(bin *binary, name string) string {
 	return bin.defaults[name]
 }
 
-func (c container) services(bin *binary) (rules, games bool) {
+// services reports which of the binary's services the container serves.
+type services struct{ rules, games, analysis bool }
+
+func (c container) services(bin *binary) services {
+	var sv services
 	for _, s := range strings.Split(c.setting(bin, "DAMONE_SERVICES"), ",") {
 		switch strings.TrimSpace(s) {
 		case "rules":
-			rules = true
+			sv.rules = true
 		case "games":
-			games = true
+			sv.games = true
+		case "analysis":
+			sv.analysis = true
 		}
 	}
-	return rules, games
+	return sv
 }
 
 func (c container) port(name string) (int32, bool) {
@@ -536,7 +542,7 @@ func check(o *objects, bin *binary) []error {
 
 			// Replica safety: a store that not every pod shares means at
 			// most one pod may serve games, and never two at once.
-			if _, games := ctr.services(bin); games && !sharedStores[ctr.setting(bin, "DAMONE_STORE")] {
+			if ctr.services(bin).games && !sharedStores[ctr.setting(bin, "DAMONE_STORE")] {
 				gameHolders++
 				if n := maxReplicas(d); n > 1 {
 					fail(id, "serves games with --store %s but may run %d replicas: each would hold different games", ctr.setting(bin, "DAMONE_STORE"), n)
