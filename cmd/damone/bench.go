@@ -1,0 +1,820 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// The scenarios of damone bench, in the order they run.
+const (
+	scenarioEmptyGRPC = "empty-grpc"
+	scenarioListGRPC  = "list-grpc"
+	scenarioListREST  = "list-rest"
+	scenarioWatch     = "watch"
+)
+
+var allScenarios = []string{scenarioEmptyGRPC, scenarioListGRPC, scenarioListREST, scenarioWatch}
+
+// benchPositions are the positions list-legal-moves is asked about, in
+// turn, when --position is not given: the standard start, a midgame
+// position, and a position where a capture is compulsory.
+var benchPositions = []string{
+	"R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0",
+	"R:RMh1,Dd3,Dh3,Pd1,Pg4:BMb7,Da6,Dc8,Pa4:0",
+	"R:RPc4:BPb5,Pb7:0",
+}
+
+// The targets of issue 4 that damone bench checks.
+const (
+	targetListGRPCCallsPerSec = 10_000
+	targetListOverEmpty       = 0.80
+	targetRESTOverGRPCP50     = 3.0
+	targetWatchEventsPerSec   = 100_000
+)
+
+// defaultWatchersPerGame spreads watchers over games: 250 keeps well under
+// the server's default per-game limit (1000).
+const defaultWatchersPerGame = 250
+
+type benchConfig struct {
+	grpcAddr, httpAddr string
+	duration, warmup   time.Duration
+	concurrency        int
+	conns              int
+	watchers           int
+	watchGames         int
+	scenarios          []string
+	positions          []string
+	json               bool
+}
+
+func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg benchConfig
+	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server")
+	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server")
+	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per scenario")
+	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up before each scenario's measured time")
+	fs.IntVar(&cfg.concurrency, "concurrency", 64, "concurrent calls in the unary scenarios")
+	fs.IntVar(&cfg.conns, "conns", 1, "gRPC client connections the calls and watchers are spread over")
+	fs.IntVar(&cfg.watchers, "watchers", 1000, "concurrent watch streams in the watch scenario")
+	fs.IntVar(&cfg.watchGames, "watch-games", 0, fmt.Sprintf("games the watchers are spread over (0: one per %d watchers)", defaultWatchersPerGame))
+	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
+	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
+	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check) and the rate of events delivered to concurrent watchers.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if pos, err := parseInterspersed(fs, args); err != nil {
+		return err
+	} else if len(pos) != 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	var err error
+	if cfg.scenarios, err = parseScenarios(*scen); err != nil {
+		return usagef("--scenarios: %v", err)
+	}
+	switch {
+	case cfg.duration <= 0:
+		return usagef("--duration %v: must be above 0", cfg.duration)
+	case cfg.warmup < 0:
+		return usagef("--warmup %v: must be 0 or more", cfg.warmup)
+	case cfg.concurrency < 1:
+		return usagef("--concurrency %d: must be 1 or more", cfg.concurrency)
+	case cfg.conns < 1:
+		return usagef("--conns %d: must be 1 or more", cfg.conns)
+	case cfg.watchers < 1:
+		return usagef("--watchers %d: must be 1 or more", cfg.watchers)
+	case cfg.watchGames < 0:
+		return usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
+	}
+	for name, addr := range map[string]string{"grpc-addr": cfg.grpcAddr, "http-addr": cfg.httpAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return usagef("--%s %q: want host:port (%v)", name, addr, err)
+		}
+	}
+	cfg.positions = benchPositions
+	if *pos != "" {
+		p, err := engine.ParsePosition(*pos)
+		if err != nil {
+			return usagef("--position: %v", err)
+		}
+		cfg.positions = []string{p.String()}
+	}
+	if cfg.watchGames == 0 {
+		cfg.watchGames = (cfg.watchers + defaultWatchersPerGame - 1) / defaultWatchersPerGame
+	}
+	cfg.watchGames = min(cfg.watchGames, cfg.watchers)
+
+	rep, err := bench(context.Background(), cfg, stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.writeText(stdout)
+}
+
+func parseScenarios(s string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(allScenarios, name) {
+			return nil, fmt.Errorf("unknown scenario %q (want %s)", name, strings.Join(allScenarios, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no scenario given")
+	}
+	// Run in the fixed order, so the baseline comes before the ratios.
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(allScenarios, a) - slices.Index(allScenarios, b) })
+	return out, nil
+}
+
+// benchReport is what damone bench prints (as JSON with --json).
+type benchReport struct {
+	GRPCAddr    string        `json:"grpc_addr"`
+	HTTPAddr    string        `json:"http_addr"`
+	Concurrency int           `json:"concurrency"`
+	Conns       int           `json:"grpc_connections"`
+	Duration    string        `json:"duration_per_scenario"`
+	Warmup      string        `json:"warmup"`
+	Client      string        `json:"client"`
+	Unary       []*loadResult `json:"unary,omitempty"`
+	Watch       *watchResult  `json:"watch,omitempty"`
+	Targets     []targetCheck `json:"targets"`
+}
+
+// loadResult is one unary scenario's figures. Latencies are in
+// microseconds in JSON.
+type loadResult struct {
+	Scenario     string  `json:"scenario"`
+	Calls        int     `json:"calls"`
+	Errors       int     `json:"errors"`
+	FirstError   string  `json:"first_error,omitempty"`
+	CallsPerSec  float64 `json:"calls_per_sec"`
+	P50us        float64 `json:"p50_us"`
+	P90us        float64 `json:"p90_us"`
+	P99us        float64 `json:"p99_us"`
+	MaxUs        float64 `json:"max_us"`
+	MeanUs       float64 `json:"mean_us"`
+	RatioToEmpty float64 `json:"throughput_ratio_to_empty_grpc,omitempty"`
+	P50OverGRPC  float64 `json:"p50_ratio_to_list_grpc,omitempty"`
+}
+
+type watchResult struct {
+	Watchers        int     `json:"watchers"`
+	Games           int     `json:"games"`
+	WatchersPerGame string  `json:"watchers_per_game"`
+	Seconds         float64 `json:"seconds"`
+	Events          int64   `json:"events"`
+	EventsPerSec    float64 `json:"events_per_sec"`
+	Moves           int64   `json:"moves"`
+	MovesPerSec     float64 `json:"moves_per_sec"`
+	GamesFinished   int64   `json:"games_finished"`
+	CutOff          int64   `json:"cut_off"`
+	RefusedWatch    int64   `json:"refused_watch"`
+	Errors          int64   `json:"errors"`
+	FirstError      string  `json:"first_error,omitempty"`
+	SetupSeconds    float64 `json:"setup_seconds"`
+}
+
+type targetCheck struct {
+	Target   string `json:"target"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchReport, error) {
+	rep := &benchReport{
+		GRPCAddr: cfg.grpcAddr, HTTPAddr: cfg.httpAddr, Concurrency: cfg.concurrency, Conns: cfg.conns,
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(),
+		Client: fmt.Sprintf("%s %s/%s, GOMAXPROCS %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0)),
+	}
+	conns := make([]*grpc.ClientConn, cfg.conns)
+	for i := range conns {
+		c, err := grpc.NewClient("passthrough:///"+cfg.grpcAddr,
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	// Fail fast, with a clear message, if nothing listens.
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, err := healthpb.NewHealthClient(conns[0]).Check(pingCtx, &healthpb.HealthCheckRequest{Service: "readiness"}, grpc.WaitForReady(true))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("gRPC server at %s: %w", cfg.grpcAddr, err)
+	}
+
+	results := map[string]*loadResult{}
+	for _, sc := range cfg.scenarios {
+		fmt.Fprintf(progress, "damone bench: %s ...\n", sc)
+		switch sc {
+		case scenarioEmptyGRPC:
+			clients := make([]healthpb.HealthClient, len(conns))
+			for i, c := range conns {
+				clients[i] = healthpb.NewHealthClient(c)
+			}
+			req := &healthpb.HealthCheckRequest{Service: "readiness"}
+			results[sc] = runLoad(ctx, sc, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, _ int) error {
+				resp, err := clients[w%len(clients)].Check(ctx, req)
+				if err == nil && resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+					err = fmt.Errorf("health status %v", resp.GetStatus())
+				}
+				return err
+			})
+		case scenarioListGRPC:
+			clients := make([]damonev1.RulesServiceClient, len(conns))
+			for i, c := range conns {
+				clients[i] = damonev1.NewRulesServiceClient(c)
+			}
+			reqs := make([]*damonev1.ListLegalMovesRequest, len(cfg.positions))
+			for i, p := range cfg.positions {
+				reqs[i] = &damonev1.ListLegalMovesRequest{Position: &damonev1.Position{Text: p}}
+			}
+			results[sc] = runLoad(ctx, sc, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, i int) error {
+				resp, err := clients[w%len(clients)].ListLegalMoves(ctx, reqs[i%len(reqs)])
+				if err == nil && len(resp.GetMoves()) == 0 && resp.GetOutcome() == nil {
+					err = errors.New("no moves and no outcome")
+				}
+				return err
+			})
+		case scenarioListREST:
+			results[sc] = benchREST(ctx, cfg)
+		case scenarioWatch:
+			wr, err := benchWatch(ctx, cfg, conns)
+			if err != nil {
+				return nil, fmt.Errorf("watch: %w", err)
+			}
+			rep.Watch = wr
+		}
+	}
+	for _, sc := range cfg.scenarios {
+		if r := results[sc]; r != nil {
+			rep.Unary = append(rep.Unary, r)
+		}
+	}
+	empty, list, rest := results[scenarioEmptyGRPC], results[scenarioListGRPC], results[scenarioListREST]
+	if list != nil && empty != nil && empty.CallsPerSec > 0 {
+		list.RatioToEmpty = list.CallsPerSec / empty.CallsPerSec
+	}
+	if rest != nil && list != nil && list.P50us > 0 {
+		rest.P50OverGRPC = rest.P50us / list.P50us
+	}
+	rep.Targets = checkTargets(cfg.concurrency, empty, list, rest, rep.Watch)
+	return rep, nil
+}
+
+func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchResult) []targetCheck {
+	var out []targetCheck
+	if list != nil {
+		out = append(out, targetCheck{
+			Target:   fmt.Sprintf("list-grpc >= %d calls/s at %d concurrent calls", targetListGRPCCallsPerSec, concurrency),
+			Measured: fmt.Sprintf("%.0f calls/s", list.CallsPerSec),
+			Met:      list.Errors == 0 && list.CallsPerSec >= targetListGRPCCallsPerSec,
+		})
+		if empty != nil {
+			out = append(out, targetCheck{
+				Target:   fmt.Sprintf("list-grpc >= %.0f%% of empty-grpc throughput", targetListOverEmpty*100),
+				Measured: fmt.Sprintf("%.1f%%", list.RatioToEmpty*100),
+				Met:      list.RatioToEmpty >= targetListOverEmpty,
+			})
+		}
+	}
+	if rest != nil && list != nil {
+		out = append(out, targetCheck{
+			Target:   fmt.Sprintf("list-rest p50 <= %.0fx list-grpc p50", targetRESTOverGRPCP50),
+			Measured: fmt.Sprintf("%.2fx", rest.P50OverGRPC),
+			Met:      rest.Errors == 0 && rest.P50OverGRPC <= targetRESTOverGRPCP50,
+		})
+	}
+	if watch != nil {
+		out = append(out, targetCheck{
+			Target:   fmt.Sprintf("watch >= %d events/s delivered to %d watchers", targetWatchEventsPerSec, watch.Watchers),
+			Measured: fmt.Sprintf("%.0f events/s, %d cut off", watch.EventsPerSec, watch.CutOff),
+			Met:      watch.EventsPerSec >= targetWatchEventsPerSec && watch.CutOff == 0 && watch.Errors == 0,
+		})
+	}
+	return out
+}
+
+// runLoad calls call from concurrency workers back to back for warmup plus
+// duration and records every call that starts and ends inside the
+// measured window (after the warm-up). w is the worker's index, i counts
+// the worker's calls.
+func runLoad(ctx context.Context, name string, concurrency int, warmup, duration time.Duration,
+	call func(ctx context.Context, w, i int) error) *loadResult {
+	start := time.Now().Add(warmup)
+	end := start.Add(duration)
+	type workerStats struct {
+		lat      []time.Duration
+		errs     int
+		firstErr error
+	}
+	stats := make([]workerStats, concurrency)
+	var wg sync.WaitGroup
+	for w := range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := &stats[w]
+			st.lat = make([]time.Duration, 0, 1<<14)
+			for i := 0; ; i++ {
+				t0 := time.Now()
+				if !t0.Before(end) || ctx.Err() != nil {
+					return
+				}
+				err := call(ctx, w, i)
+				t1 := time.Now()
+				if t0.Before(start) || t1.After(end) {
+					continue
+				}
+				if err != nil {
+					if st.errs == 0 {
+						st.firstErr = err
+					}
+					st.errs++
+					continue
+				}
+				st.lat = append(st.lat, t1.Sub(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	var lat []time.Duration
+	r := &loadResult{Scenario: name}
+	for _, st := range stats {
+		lat = append(lat, st.lat...)
+		if st.errs > 0 && r.FirstError == "" {
+			r.FirstError = st.firstErr.Error()
+		}
+		r.Errors += st.errs
+	}
+	s := summarize(lat)
+	r.Calls = s.n
+	r.CallsPerSec = float64(s.n) / duration.Seconds()
+	r.P50us, r.P90us, r.P99us, r.MaxUs, r.MeanUs = us(s.p50), us(s.p90), us(s.p99), us(s.max), us(s.mean)
+	return r
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// latencySummary is the distribution of a set of latencies.
+type latencySummary struct {
+	n                        int
+	p50, p90, p99, max, mean time.Duration
+}
+
+// summarize sorts lat in place and returns its percentiles.
+func summarize(lat []time.Duration) latencySummary {
+	slices.Sort(lat)
+	s := latencySummary{n: len(lat)}
+	if len(lat) == 0 {
+		return s
+	}
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	s.mean = sum / time.Duration(len(lat))
+	s.p50, s.p90, s.p99 = percentile(lat, 500), percentile(lat, 900), percentile(lat, 990)
+	s.max = lat[len(lat)-1]
+	return s
+}
+
+// percentile returns the nearest-rank percentile of sorted: the smallest
+// value that at least perMille/1000 of the values are at or below, i.e.
+// sorted[ceil(perMille*n/1000)-1]. perMille is in thousandths (990 is the
+// 99th percentile) so the rank is computed exactly in integers. It returns
+// 0 for no values.
+func percentile(sorted []time.Duration, perMille int) time.Duration {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	rank := (perMille*n + 999) / 1000
+	rank = max(1, min(rank, n))
+	return sorted[rank-1]
+}
+
+// benchREST posts list-legal-moves requests to the REST gateway over
+// keep-alive connections, one per concurrent call.
+func benchREST(ctx context.Context, cfg benchConfig) *loadResult {
+	tr := &http.Transport{
+		MaxIdleConns:        cfg.concurrency * 2,
+		MaxIdleConnsPerHost: cfg.concurrency * 2,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	url := "http://" + cfg.httpAddr + "/v1/rules:listLegalMoves"
+	bodies := make([][]byte, len(cfg.positions))
+	for i, p := range cfg.positions {
+		b, _ := json.Marshal(map[string]any{"position": map[string]string{"text": p}})
+		bodies[i] = b
+	}
+	bufs := make([]bytes.Buffer, cfg.concurrency)
+	return runLoad(ctx, scenarioListREST, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, i int) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bodies[i%len(bodies)]))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		buf := &bufs[w]
+		buf.Reset()
+		_, err = buf.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.String())
+		}
+		if !bytes.Contains(buf.Bytes(), []byte(`"moves"`)) && !bytes.Contains(buf.Bytes(), []byte(`"outcome"`)) {
+			return fmt.Errorf("response has no moves and no outcome: %.200s", buf.String())
+		}
+		return nil
+	})
+}
+
+// A watchRound is one game of a watch slot: its watchers watch it from
+// its first event, and when it ends they move on to the next round's game.
+type watchRound struct {
+	name       string
+	subscribed sync.WaitGroup // one per watcher of the slot, done at game_created
+	next       *watchRound
+	nextReady  chan struct{} // closed once next is set
+}
+
+// watchCounters are updated by every watcher and mover.
+type watchCounters struct {
+	events, moves, finished, cutOff, refused, errs atomic.Int64
+	errMu                                          sync.Mutex
+	firstErr                                       error
+}
+
+func (c *watchCounters) fail(err error) {
+	c.errs.Add(1)
+	c.errMu.Lock()
+	if c.firstErr == nil {
+		c.firstErr = err
+	}
+	c.errMu.Unlock()
+}
+
+// benchWatch opens cfg.watchers WatchGame streams spread over
+// cfg.watchGames games ("slots"), waits until every watcher has received
+// its game's game_created event, then plays random legal moves on every
+// game as fast as the server answers and counts the events the watchers
+// receive. When a game ends its watchers (whose streams end after
+// game_ended) move to a fresh game of the slot, and moves resume once all
+// of them are subscribed; that gap is inside the measured window. A
+// watcher cut off (RESOURCE_EXHAUSTED) is counted and resumes from its
+// last sequence.
+func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) (*watchResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var c watchCounters
+	slots := cfg.watchGames
+	perSlot := make([]int, slots)
+	for i := range cfg.watchers {
+		perSlot[i%slots]++
+	}
+	res := &watchResult{Watchers: cfg.watchers, Games: slots}
+	if lo, hi := slices.Min(perSlot), slices.Max(perSlot); lo == hi {
+		res.WatchersPerGame = fmt.Sprint(lo)
+	} else {
+		res.WatchersPerGame = fmt.Sprintf("%d-%d", lo, hi)
+	}
+
+	gameClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(conns[i%len(conns)]) }
+	newRound := func(i, watchers int) (*watchRound, *damonev1.CreateGameResponse, error) {
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		resp, err := gameClient(i).CreateGame(cctx, &damonev1.CreateGameRequest{})
+		if err != nil {
+			return nil, nil, err
+		}
+		r := &watchRound{name: resp.GetGame().GetName(), nextReady: make(chan struct{})}
+		r.subscribed.Add(watchers)
+		return r, resp, nil
+	}
+
+	var wg sync.WaitGroup
+	setupStart := time.Now()
+	firstRounds := make([]*watchRound, slots)
+	firstResps := make([]*damonev1.CreateGameResponse, slots)
+	for s := range slots {
+		r, resp, err := newRound(s, perSlot[s])
+		if err != nil {
+			return nil, fmt.Errorf("create game: %w", err)
+		}
+		firstRounds[s], firstResps[s] = r, resp
+	}
+	// Watchers: watcher k of slot s uses connection (s + k*slots) % conns.
+	for s := range slots {
+		for k := range perSlot[s] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runWatcher(ctx, gameClient(s+k*slots), firstRounds[s], &c)
+			}()
+		}
+	}
+	allSubscribed := make(chan struct{})
+	go func() {
+		for _, r := range firstRounds {
+			r.subscribed.Wait()
+		}
+		close(allSubscribed)
+	}()
+	select {
+	case <-allSubscribed:
+	case <-time.After(60 * time.Second):
+		cancel()
+		wg.Wait()
+		return nil, fmt.Errorf("watchers not all subscribed after 60s (%d refused, first error: %v)", c.refused.Load(), c.firstErr)
+	}
+	res.SetupSeconds = time.Since(setupStart).Seconds()
+
+	// Movers: one per slot, playing both sides of its games.
+	for s := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runMover(ctx, gameClient(s), firstRounds[s], firstResps[s], perSlot[s], func(w int) (*watchRound, *damonev1.CreateGameResponse, error) {
+				return newRound(s, w)
+			}, &c, uint64(s))
+		}()
+	}
+	if cfg.warmup > 0 {
+		select {
+		case <-time.After(cfg.warmup):
+		case <-ctx.Done():
+		}
+	}
+	e0, m0, f0 := c.events.Load(), c.moves.Load(), c.finished.Load()
+	t0 := time.Now()
+	select {
+	case <-time.After(cfg.duration):
+	case <-ctx.Done():
+	}
+	e1, m1, f1 := c.events.Load(), c.moves.Load(), c.finished.Load()
+	el := time.Since(t0).Seconds()
+	cancel()
+	wg.Wait()
+
+	res.Seconds = el
+	res.Events, res.Moves, res.GamesFinished = e1-e0, m1-m0, f1-f0
+	res.EventsPerSec = float64(res.Events) / el
+	res.MovesPerSec = float64(res.Moves) / el
+	// Cut-offs, refusals and errors over the whole run, warm-up included:
+	// none may be hidden.
+	res.CutOff, res.RefusedWatch, res.Errors = c.cutOff.Load(), c.refused.Load(), c.errs.Load()
+	if c.firstErr != nil {
+		res.FirstError = c.firstErr.Error()
+	}
+	return res, nil
+}
+
+// runWatcher watches round after round until ctx ends.
+func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, c *watchCounters) {
+	var since int64
+	signalled := false
+	for ctx.Err() == nil {
+		stream, err := client.WatchGame(ctx, &damonev1.WatchGameRequest{Name: r.name, SinceSequence: since})
+		if err != nil {
+			if ctx.Err() == nil {
+				c.fail(err)
+			}
+			return
+		}
+		ended := false
+		for {
+			ev, err := stream.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				switch {
+				case ctx.Err() != nil:
+					return
+				case isCutOff(err):
+					c.cutOff.Add(1)
+				case status.Code(err) == codes.ResourceExhausted:
+					c.refused.Add(1)
+					time.Sleep(10 * time.Millisecond)
+				default:
+					c.fail(err)
+					return
+				}
+				break
+			}
+			c.events.Add(1)
+			since = ev.GetSequence()
+			if ev.GetGameCreated() != nil && !signalled {
+				signalled = true
+				r.subscribed.Done()
+			}
+			if ev.GetGameEnded() != nil {
+				ended = true
+			}
+		}
+		if !ended {
+			continue // resume this game from since
+		}
+		select {
+		case <-r.nextReady:
+		case <-ctx.Done():
+			return
+		}
+		r, since, signalled = r.next, 0, false
+	}
+}
+
+// isCutOff tells a watcher cut off for falling behind (RESOURCE_EXHAUSTED
+// with ErrorInfo metadata limit=watch_buffer) from a refused watch call.
+func isCutOff(err error) bool {
+	st, _ := status.FromError(err)
+	if st.Code() != codes.ResourceExhausted {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetMetadata()["limit"] == "watch_buffer" {
+			return true
+		}
+	}
+	return strings.Contains(st.Message(), "cut off")
+}
+
+// runMover plays random legal moves on its slot's games, both sides, as
+// fast as the server answers, and starts a new round when a game ends.
+func runMover(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, resp *damonev1.CreateGameResponse,
+	watchers int, newRound func(watchers int) (*watchRound, *damonev1.CreateGameResponse, error), c *watchCounters, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0xda3011e))
+	for {
+		// Wait until every watcher of the round has its game_created.
+		done := make(chan struct{})
+		go func() { r.subscribed.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+		playGame(ctx, client, r.name, resp, rng, c)
+		if ctx.Err() != nil {
+			return
+		}
+		next, nresp, err := newRound(watchers)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.fail(fmt.Errorf("create game: %w", err))
+			}
+			return
+		}
+		r.next = next
+		close(r.nextReady)
+		r, resp = next, nresp
+	}
+}
+
+// playGame plays the game to its end, mirroring it with the engine to
+// pick each move.
+func playGame(ctx context.Context, client damonev1.GameServiceClient, name string, resp *damonev1.CreateGameResponse, rng *rand.Rand, c *watchCounters) {
+	g, err := engine.NewGame(engine.DefaultVariant())
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	auth := [2]context.Context{
+		metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+resp.GetRedToken()),
+		metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+resp.GetBlackToken()),
+	}
+	for !g.Outcome().Over() && ctx.Err() == nil {
+		pos := g.Position()
+		legal := pos.LegalMoves()
+		m := legal[rng.IntN(len(legal))]
+		side := 0
+		if pos.SideToMove() == engine.Black {
+			side = 1
+		}
+		_, err := client.MakeMove(auth[side], &damonev1.MakeMoveRequest{Name: name, Move: m.String()})
+		if err != nil {
+			if ctx.Err() == nil {
+				c.fail(fmt.Errorf("move %s in %s: %w", m.String(), name, err))
+			}
+			return
+		}
+		if err := g.Play(m); err != nil {
+			c.fail(err)
+			return
+		}
+		c.moves.Add(1)
+	}
+	if g.Outcome().Over() {
+		c.finished.Add(1)
+	}
+}
+
+func (rep *benchReport) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "damone bench: gRPC %s, REST %s; %d concurrent calls over %d gRPC connection(s); %s per scenario after %s warm-up; client %s\n\n",
+		rep.GRPCAddr, rep.HTTPAddr, rep.Concurrency, rep.Conns, rep.Duration, rep.Warmup, rep.Client)
+	if len(rep.Unary) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scenario\tcalls\terrors\tcalls/s\tp50\tp90\tp99\tmax\t\t")
+		for _, r := range rep.Unary {
+			note := ""
+			switch {
+			case r.RatioToEmpty > 0:
+				note = fmt.Sprintf("%.1f%% of empty-grpc calls/s", r.RatioToEmpty*100)
+			case r.P50OverGRPC > 0:
+				note = fmt.Sprintf("p50 %.2fx list-grpc p50", r.P50OverGRPC)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t\t%s\n", r.Scenario, r.Calls, r.Errors, r.CallsPerSec,
+				fmtUs(r.P50us), fmtUs(r.P90us), fmtUs(r.P99us), fmtUs(r.MaxUs), note)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range rep.Unary {
+			if r.FirstError != "" {
+				fmt.Fprintf(w, "  %s first error: %s\n", r.Scenario, r.FirstError)
+			}
+		}
+	}
+	if wr := rep.Watch; wr != nil {
+		fmt.Fprintf(w, "\nwatch: %d watchers on %d games (%s each), subscribed in %.2fs\n", wr.Watchers, wr.Games, wr.WatchersPerGame, wr.SetupSeconds)
+		fmt.Fprintf(w, "  %d events delivered in %.2fs = %.0f events/s; %d moves (%.0f moves/s), %d games finished and replaced\n",
+			wr.Events, wr.Seconds, wr.EventsPerSec, wr.Moves, wr.MovesPerSec, wr.GamesFinished)
+		fmt.Fprintf(w, "  watchers cut off (RESOURCE_EXHAUSTED, fell behind): %d; watch calls refused (limits): %d; other errors: %d\n",
+			wr.CutOff, wr.RefusedWatch, wr.Errors)
+		if wr.FirstError != "" {
+			fmt.Fprintf(w, "  first error: %s\n", wr.FirstError)
+		}
+	}
+	if len(rep.Targets) > 0 {
+		fmt.Fprintln(w, "\ntargets (issue 4):")
+		for _, t := range rep.Targets {
+			mark := "NOT MET"
+			if t.Met {
+				mark = "met"
+			}
+			fmt.Fprintf(w, "  %-7s %s: %s\n", mark, t.Target, t.Measured)
+		}
+	}
+	return nil
+}
+
+// fmtUs formats microseconds for the table: "412µs", "1.25ms".
+func fmtUs(v float64) string {
+	if v < 1000 {
+		return fmt.Sprintf("%.0fµs", v)
+	}
+	return fmt.Sprintf("%.2fms", v/1000)
+}
