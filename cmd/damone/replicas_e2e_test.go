@@ -41,6 +41,9 @@ var (
 // damoneBinary builds the real binary once per test run.
 func damoneBinary(t *testing.T) string {
 	t.Helper()
+	if svBin != "" && svBuildErr == nil { // TestMain built it already
+		return svBin
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "damone-e2e-bin")
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")
 	postgresDSN := fs.String("postgres-dsn", "", "PostgreSQL connection string (URL or key=value) for --store postgres")
 	drain := fs.Duration("drain-timeout", server.DefaultDrainTimeout, "at shutdown, how long in-flight calls get to finish")
+	maxConnAge := fs.Duration("max-connection-age", 0, "make clients reconnect after this long, so client-side balancing sees new pods (0 = never)")
 	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
@@ -58,7 +60,10 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		})
 	}
 	if err := ff.Parse(fs, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -81,6 +86,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	}{
 		{*drain > 0, "drain-timeout", *drain, "above 0"},
 		{*maxCall > 0, "max-call-duration", *maxCall, "above 0"},
+		{*maxConnAge >= 0, "max-connection-age", *maxConnAge, "0 or more"},
 		{*maxReq >= 1024, "max-request-bytes", *maxReq, "at least 1024"},
 		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
 		{*maxGames >= 0, "max-games", *maxGames, "0 or more"},
@@ -138,7 +144,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
-		DrainTimeout: *drain, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
+		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,

@@ -521,10 +521,12 @@ func (s *Service) Resign(ctx context.Context, id, token string) (*Game, error) {
 func (s *Service) OfferDraw(ctx context.Context, id, token string) (*Game, error) {
 	return s.change(ctx, id, token, func(g *Game, side engine.Side) ([]Event, error) {
 		if g.HasOffer {
+			e := precondition(ReasonDrawAlreadyOffered, "%s has offered a draw: answer it with AnswerDrawOffer", g.DrawOffer)
 			if g.DrawOffer == side {
-				return nil, precondition(ReasonDrawAlreadyOffered, "%s has already offered a draw", side)
+				e.Message = fmt.Sprintf("%s has already offered a draw", side)
 			}
-			return nil, precondition(ReasonDrawAlreadyOffered, "%s has offered a draw: answer it with AnswerDrawOffer", g.DrawOffer)
+			e.Metadata = map[string]string{"draw_offer": sideName(g.DrawOffer)}
+			return nil, e
 		}
 		g.HasOffer, g.DrawOffer = true, side
 		return []Event{{Kind: EventDrawOffered, Side: side}}, nil
@@ -536,7 +538,9 @@ func (s *Service) OfferDraw(ctx context.Context, id, token string) (*Game, error
 func (s *Service) AnswerDrawOffer(ctx context.Context, id, token string, accept bool) (*Game, error) {
 	return s.change(ctx, id, token, func(g *Game, side engine.Side) ([]Event, error) {
 		if !g.HasOffer || g.DrawOffer == side {
-			return nil, precondition(ReasonNoDrawOffer, "%s has no draw offer to answer", side)
+			e := precondition(ReasonNoDrawOffer, "%s has no draw offer to answer", side)
+			e.Metadata = map[string]string{"side": sideName(side)}
+			return nil, e
 		}
 		g.HasOffer = false
 		if !accept {

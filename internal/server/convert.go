@@ -61,15 +61,30 @@ func positionFromProto(field string, p *damonev1.Position) (engine.Position, err
 		return engine.Position{}, badField(field, "is required")
 	}
 	if p.GetText() != "" {
-		if len(p.GetPieces()) > 0 || p.GetSideToMove() != damonev1.Side_SIDE_UNSPECIFIED || p.GetNoProgressPlies() != 0 {
-			return engine.Position{}, badField(field, "give either text or the structured form (side_to_move, pieces, no_progress_plies), not both")
-		}
 		pos, err := engine.ParsePosition(p.GetText())
 		if err != nil {
 			return engine.Position{}, badField(field+".text", "%v", err)
 		}
+		structured := len(p.GetPieces()) > 0 || p.GetSideToMove() != damonev1.Side_SIDE_UNSPECIFIED || p.GetNoProgressPlies() != 0
+		if !structured {
+			return pos, nil
+		}
+		// Both forms, as in a position copied from a response: they must
+		// describe the same position.
+		other, err := structuredPosition(field, p)
+		if err != nil {
+			return engine.Position{}, err
+		}
+		if !other.SamePlacement(&pos) || other.NoProgress() != pos.NoProgress() {
+			return engine.Position{}, badField(field, "text %q and the structured form (%s) describe different positions", p.GetText(), other.String())
+		}
 		return pos, nil
 	}
+	return structuredPosition(field, p)
+}
+
+// structuredPosition reads the structured form of a position.
+func structuredPosition(field string, p *damonev1.Position) (engine.Position, error) {
 	stm, err := sideFromProto(field+".side_to_move", p.GetSideToMove())
 	if err != nil {
 		return engine.Position{}, err

@@ -59,6 +59,10 @@ type Config struct {
 	// analysis is CPU-bound and scales on its own.
 	Rules, Games, Analysis bool
 	Limits                 games.Limits
+	// MaxConnectionAge, if set, makes clients reconnect after this long
+	// (with DrainTimeout of grace), so client-side balancing over a
+	// headless Service picks up pods added since; 0 keeps connections.
+	MaxConnectionAge time.Duration
 	// Engine settings: the search's table size per searcher (MiB), the cap
 	// on one analysis's time and on analyses at once, and the cap on the
 	// engine's thinking time per move in games against it.
@@ -117,7 +121,8 @@ func New(cfg Config) (*Server, error) {
 
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second,
+			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: cfg.DrainTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			s.metrics.GRPC.UnaryServerInterceptor(),
