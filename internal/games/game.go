@@ -6,6 +6,7 @@ package games
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -140,6 +141,28 @@ type Event struct {
 	Side     engine.Side     // EventDrawOffered: who offered; EventDrawDeclined: who declined
 	ByMove   bool            // EventDrawDeclined: declined by playing a move
 	Outcome  engine.Outcome  // EventEnded
+
+	// rendered holds a transport's rendering of the event, made once and
+	// shared by every watcher that receives this same live event (see
+	// Rendered); copies of the event share it. Nil for events read back
+	// from a store.
+	rendered *renderCache
+}
+
+type renderCache struct{ v atomic.Pointer[any] }
+
+// Rendered returns render(e), computing it at most once per live event
+// however many watchers send it. render must not depend on the watcher.
+func (e *Event) Rendered(render func(*Event) any) any {
+	if e.rendered == nil {
+		return render(e)
+	}
+	if r := e.rendered.v.Load(); r != nil {
+		return *r
+	}
+	v := render(e)
+	e.rendered.v.CompareAndSwap(nil, &v)
+	return v
 }
 
 // Final reports whether the event ends the game's stream.

@@ -20,7 +20,7 @@ type hub struct {
 
 type subscription struct {
 	game   string
-	events chan Event
+	events chan *Event   // shared, read-only: every watcher gets the same event
 	cut    chan struct{} // closed when the watcher fell behind
 }
 
@@ -43,7 +43,7 @@ func (h *hub) subscribe(id string) (*subscription, *Error) {
 			Metadata: map[string]string{"limit": "watchers_per_game", "maximum": strconv.Itoa(h.perGame)},
 			Message:  "this game's limit on open watch streams (max-watchers-per-game) is reached; try again later"}
 	}
-	s := &subscription{game: id, events: make(chan Event, h.buffer), cut: make(chan struct{})}
+	s := &subscription{game: id, events: make(chan *Event, h.buffer), cut: make(chan struct{})}
 	if h.subs[id] == nil {
 		h.subs[id] = map[*subscription]struct{}{}
 	}
@@ -74,9 +74,9 @@ func (h *hub) publish(id string, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs[id] {
-		for _, e := range events {
+		for i := range events {
 			select {
-			case s.events <- e:
+			case s.events <- &events[i]:
 			default:
 				close(s.cut)
 				h.remove(s)

@@ -214,6 +214,7 @@ func (s *Service) stamp(g *Game, events []Event) {
 		events[i].Time = g.UpdateTime
 		events[i].Ply = g.Ply()
 		events[i].Position = g.Position
+		events[i].rendered = new(renderCache)
 	}
 }
 
@@ -692,7 +693,7 @@ func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*
 			case e.Sequence <= last: // already sent while catching up
 				continue
 			case e.Sequence == last+1:
-				done, err = deliver(&e)
+				done, err = deliver(e)
 			default: // a gap: read what is missing from the log
 				done, err = catchUp()
 			}

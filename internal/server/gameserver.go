@@ -196,7 +196,8 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 		return toStatus(err)
 	}
 	err = s.games.Watch(stream.Context(), id, req.GetSinceSequence(), func(e *games.Event) error {
-		return stream.Send(eventToProto(e))
+		// Convert a live event once for all its watchers.
+		return stream.Send(e.Rendered(renderEvent).(*damonev1.GameEvent))
 	})
 	return toStatus(named(err, req.GetName()))
 }
@@ -221,3 +222,5 @@ func named(err error, name string) error {
 	}
 	return err
 }
+
+func renderEvent(e *games.Event) any { return eventToProto(e) }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -121,6 +122,10 @@ func New(cfg Config) (*Server, error) {
 
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
+		// Long-lived workers serve calls, instead of a new goroutine (and
+		// stack growth) per call; grpc-go still starts a goroutine when
+		// all workers are busy, e.g. with watch streams.
+		grpc.NumStreamWorkers(uint32(runtime.NumCPU())),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second,
 			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: cfg.DrainTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
