@@ -222,7 +222,7 @@ func TestGameAgainstTheEngine(t *testing.T) {
 	name := created.GetGame().GetName()
 	w := watch(t, r.games, name, 0)
 	moves := []string{"e2-d3"}
-	if _, err := r.games.MakeMove(withToken(ctx, created.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "e2-d3"}); err != nil {
+	if _, err := r.games.MakeMove(svAuth(ctx, created.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "e2-d3"}); err != nil {
 		t.Fatal(err)
 	}
 	w.waitFor(t, 3) // created, Red's move, the engine's reply
@@ -233,7 +233,7 @@ func TestGameAgainstTheEngine(t *testing.T) {
 	moves = append(moves, reply.GetNotation())
 	checkEvents(t, w.events[:3], 1, moves)
 	// The human cannot move for the engine.
-	_, err = r.games.MakeMove(withToken(ctx, created.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "a4-b3"})
+	_, err = r.games.MakeMove(svAuth(ctx, created.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "a4-b3"})
 	if status.Code(err) != codes.PermissionDenied && status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("Red's token moving a Black piece: %v, want PERMISSION_DENIED or FAILED_PRECONDITION", err)
 	}

@@ -6,9 +6,7 @@ package main
 // (scripts/test-postgres, which `make test` starts).
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,139 +20,32 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// damoneBinary builds the real binary once per test run.
-func damoneBinary(t *testing.T) string {
-	t.Helper()
-	if svBin != "" && svBuildErr == nil { // TestMain built it already
-		return svBin
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "damone-e2e-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "damone")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
-// replica is one running `damone serve` process.
+// replica is one running `damone serve` process of a test with several
+// (started by svStart, with the flags of the test's store).
 type replica struct {
-	t                  *testing.T
-	cmd                *exec.Cmd
-	grpcAddr, httpAddr string
-	conn               *grpc.ClientConn
-	games              damonev1.GameServiceClient
-	done               chan error
-	logMu              sync.Mutex
-	log                strings.Builder
+	*svServer
 }
 
-// startReplica starts `damone serve` on free loopback ports with extra
-// flags and waits until it serves.
 func startReplica(t *testing.T, args ...string) *replica {
 	t.Helper()
-	r, err := tryStartReplica(t, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func tryStartReplica(t *testing.T, args ...string) (*replica, error) {
-	t.Helper()
-	all := append([]string{"serve", "--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
-		"--metrics-addr", "127.0.0.1:0", "--drain-timeout", "5s"}, args...)
-	cmd := exec.Command(damoneBinary(t), all...)
-	cmd.Env = os.Environ()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	r := &replica{t: t, cmd: cmd, done: make(chan error, 1)}
-	serving := make(chan map[string]string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			r.logMu.Lock()
-			r.log.WriteString(line + "\n")
-			r.logMu.Unlock()
-			var m map[string]any
-			if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "serving" {
-				serving <- map[string]string{"grpc": fmt.Sprint(m["grpc"]), "http": fmt.Sprint(m["http"])}
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	go func() { r.done <- cmd.Wait() }()
-	select {
-	case addrs := <-serving:
-		r.grpcAddr, r.httpAddr = addrs["grpc"], addrs["http"]
-	case err := <-r.done:
-		return nil, fmt.Errorf("damone serve exited before serving (%v):\n%s", err, r.logText())
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		return nil, fmt.Errorf("damone serve did not start within 30s:\n%s", r.logText())
-	}
-	r.conn, err = grpc.NewClient(r.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, err
-	}
-	r.games = damonev1.NewGameServiceClient(r.conn)
-	t.Cleanup(func() { r.kill() })
-	return r, nil
-}
-
-func (r *replica) logText() string {
-	r.logMu.Lock()
-	defer r.logMu.Unlock()
-	return r.log.String()
+	return &replica{svStart(t, append([]string{"--drain-timeout", "5s"}, args...)...)}
 }
 
 // kill ends the process with SIGKILL: no drain, no goodbye.
 func (r *replica) kill() {
-	if r.cmd.ProcessState == nil {
+	select {
+	case <-r.exited:
+	default:
 		r.cmd.Process.Signal(syscall.SIGKILL)
-		select {
-		case <-r.done:
-		case <-time.After(10 * time.Second):
-		}
+		<-r.exited
 	}
-	if r.conn != nil {
-		r.conn.Close()
-	}
-}
-
-func withToken(ctx context.Context, token string) context.Context {
-	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }
 
 // watcher collects a WatchGame stream in the background.
@@ -320,13 +211,13 @@ func TestReplicasShareGamesAndEvents(t *testing.T) {
 		if g.GetPosition().GetSideToMove() == damonev1.Side_SIDE_BLACK {
 			token = created.GetBlackToken()
 		}
-		if _, err := r.games.MakeMove(withToken(ctx, token), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
+		if _, err := r.games.MakeMove(svAuth(ctx, token), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
 			t.Fatalf("ply %d %s via replica %d: %v", ply, move, ply%2, err)
 		}
 		played = append(played, move)
 	}
 	// Resign to end the game, so the streams end after game_ended.
-	if _, err := c.games.Resign(withToken(ctx, created.GetRedToken()), &damonev1.ResignRequest{Name: name}); err != nil {
+	if _, err := c.games.Resign(svAuth(ctx, created.GetRedToken()), &damonev1.ResignRequest{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	want := 1 + len(played) + 1
@@ -368,7 +259,7 @@ func TestConcurrentMovesAcrossReplicasOneWins(t *testing.T) {
 		for i, r := range []*replica{a, b} {
 			move := []string{"e2-d3", "f3-e4"}[i]
 			wg.Go(func() {
-				_, errs[i] = r.games.MakeMove(withToken(ctx, red), &damonev1.MakeMoveRequest{
+				_, errs[i] = r.games.MakeMove(svAuth(ctx, red), &damonev1.MakeMoveRequest{
 					Name: name, Move: move, Precondition: &damonev1.MakeMoveRequest_ExpectedPly{ExpectedPly: 0}})
 			})
 		}
@@ -421,7 +312,7 @@ func TestKilledReplicaLosesNothing(t *testing.T) {
 			if move == "" {
 				return
 			}
-			if _, err := r.games.MakeMove(withToken(ctx, token(g)), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
+			if _, err := r.games.MakeMove(svAuth(ctx, token(g)), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
 				t.Fatal(err)
 			}
 			played = append(played, move)
@@ -438,7 +329,7 @@ func TestKilledReplicaLosesNothing(t *testing.T) {
 	play(b, 6)
 	// The killed replica's client resumes on C from its last sequence.
 	resumed := watch(t, c.games, name, last)
-	if _, err := c.games.Resign(withToken(ctx, created.GetBlackToken()), &damonev1.ResignRequest{Name: name}); err != nil {
+	if _, err := c.games.Resign(svAuth(ctx, created.GetBlackToken()), &damonev1.ResignRequest{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []*watcher{onB, resumed} {
@@ -483,7 +374,7 @@ func TestRestartEveryReplicaKeepsHistory(t *testing.T) {
 	moves := []string{"e2-d3", "b5-c4", "d3xb5"} // RULES.md: the capture is compulsory
 	tokens := []string{created.GetRedToken(), created.GetBlackToken(), created.GetRedToken()}
 	for i, m := range moves {
-		if _, err := []*replica{a, b}[i%2].games.MakeMove(withToken(ctx, tokens[i]), &damonev1.MakeMoveRequest{Name: name, Move: m}); err != nil {
+		if _, err := []*replica{a, b}[i%2].games.MakeMove(svAuth(ctx, tokens[i]), &damonev1.MakeMoveRequest{Name: name, Move: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -530,7 +421,7 @@ func TestEmbeddedStoreSurvivesKill(t *testing.T) {
 		if g.GetPosition().GetSideToMove() == damonev1.Side_SIDE_BLACK {
 			tok = created.GetBlackToken()
 		}
-		if _, err := r.games.MakeMove(withToken(ctx, tok), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
+		if _, err := r.games.MakeMove(svAuth(ctx, tok), &damonev1.MakeMoveRequest{Name: name, Move: move}); err != nil {
 			t.Fatal(err)
 		}
 		acknowledged = append(acknowledged, move)
@@ -566,7 +457,8 @@ func TestEmbeddedStoreRefusesDamagedFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Repeat("damaged ", 1000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(damoneBinary(t), "serve", "--data-dir", dir, "--grpc-addr", "127.0.0.1:0",
+	svSkip(t)
+	cmd := exec.Command(svBin, "serve", "--data-dir", dir, "--grpc-addr", "127.0.0.1:0",
 		"--http-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
