@@ -61,8 +61,12 @@ fuzz: ## Fuzz the position and move parsers for 30 s each
 ##@ API contract (proto/damone/v1 -> gen/)
 
 .PHONY: generate
-generate: ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI) from proto/
+generate: ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; TypeScript and Python clients) from proto/
 	$(BUF) generate
+	@# gen/ts and gen/python (buf.gen.clients.yaml) need `npm ci` and Debian's protoc and grpc_python_plugin.
+	@command -v protoc >/dev/null && command -v grpc_python_plugin >/dev/null && [[ -x node_modules/.bin/protoc-gen-es ]] || \
+		{ echo "generate: needs 'npm ci' and 'apt-get install protobuf-compiler protobuf-compiler-grpc' (see .ci/run)" >&2; exit 1; }
+	$(BUF) generate --template buf.gen.clients.yaml
 
 .PHONY: check-gen
 check-gen: generate ## Regenerate and fail if gen/ differs from HEAD or has untracked files
@@ -107,3 +111,9 @@ manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS
 .PHONY: manifests-check
 manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
 	go test ./k8s/...
+
+##@ Clients in other languages (gen/ts, gen/python, clients/)
+
+.PHONY: interop
+interop: ## Build and start a real server, then run the TypeScript and Python examples and interop tests against it (needs npm ci and Debian's python3-grpcio)
+	scripts/interop

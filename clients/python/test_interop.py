@@ -1,0 +1,277 @@
+"""Interop tests: the generated Python client (gen/python) against a real
+damone server, over gRPC. `make interop` starts the server and runs them:
+
+    DAMONE_GRPC_ADDR=127.0.0.1:9090 PYTHONPATH=gen/python \
+        /usr/bin/python3 clients/python/test_interop.py
+
+DAMONE_INTEROP_SEED (default 7) seeds the choice of moves in the whole game.
+The last line printed is `N passed, N failed`.
+"""
+
+import os
+import random
+import sys
+import threading
+import unittest
+
+import grpc
+
+from damone.v1 import board_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
+from damone.v1 import outcome_pb2, rules_service_pb2, rules_service_pb2_grpc, variant_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+START = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"
+START_MOVES = ["d1-c2", "e2-d3", "f1-g2", "f3-e4", "g4-f5", "h1-g2", "h3-g2", "h5-g6"]
+MAX_PLIES = 2000  # a safety net: the no-progress rule ends games long before
+TIMEOUT = 30  # seconds, for every call and stream
+
+
+def bearer(token):
+    return [("authorization", f"Bearer {token}")]
+
+
+def status_details(err):
+    """The google.rpc.Status of a failed call, from its trailer."""
+    for key, value in err.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            return status_pb2.Status.FromString(value)
+    return status_pb2.Status()
+
+
+def find_details(status, cls):
+    """Every detail of type `cls` in a google.rpc.Status."""
+    found = []
+    for detail in status.details:
+        msg = cls()
+        if detail.Unpack(msg):
+            found.append(msg)
+    return found
+
+
+class Client:
+    channel = None
+    games = None
+    rules = None
+
+
+def setUpModule():
+    addr = os.environ.get("DAMONE_GRPC_ADDR")
+    if not addr:
+        raise RuntimeError("DAMONE_GRPC_ADDR (host:port of a damone gRPC server) is not set")
+    Client.channel = grpc.insecure_channel(addr)
+    grpc.channel_ready_future(Client.channel).result(timeout=TIMEOUT)
+    Client.games = game_service_pb2_grpc.GameServiceStub(Client.channel)
+    Client.rules = rules_service_pb2_grpc.RulesServiceStub(Client.channel)
+
+
+def tearDownModule():
+    if Client.channel is not None:
+        Client.channel.close()
+
+
+class InteropTest(unittest.TestCase):
+    maxDiff = None
+
+    def create_game(self, variant=None):
+        res = Client.games.CreateGame(
+            game_service_pb2.CreateGameRequest(game=game_pb2.Game(variant=variant)), timeout=TIMEOUT)
+        self.assertTrue(res.red_token and res.black_token)
+        self.assertNotEqual(res.red_token, res.black_token)
+        tokens = {board_pb2.SIDE_RED: res.red_token, board_pb2.SIDE_BLACK: res.black_token}
+        return res.game, tokens
+
+    def make_move(self, name, move, token=None, **kw):
+        return Client.games.MakeMove(game_service_pb2.MakeMoveRequest(name=name, move=move, **kw),
+                                     metadata=bearer(token) if token else None, timeout=TIMEOUT)
+
+    def failure(self, call, *args, **kw):
+        """Runs a call that must fail; returns (code, ErrorInfo, Status)."""
+        with self.assertRaises(grpc.RpcError) as ctx:
+            result = call(*args, **kw)
+            if hasattr(result, "__iter__"):  # a stream fails when read
+                for _ in result:
+                    self.fail("no event expected")
+        err = ctx.exception
+        status = status_details(err)
+        self.assertEqual(status.code, err.code().value[0])
+        infos = find_details(status, error_details_pb2.ErrorInfo)
+        self.assertEqual(len(infos), 1, f"one ErrorInfo detail in {err.details()}")
+        self.assertEqual(infos[0].domain, "damone.v1")
+        return err.code(), infos[0], status
+
+    def watch(self, name, since):
+        return Client.games.WatchGame(game_service_pb2.WatchGameRequest(name=name, since_sequence=since),
+                                      timeout=TIMEOUT)
+
+    def legal_moves(self, text, variant=None):
+        return Client.rules.ListLegalMoves(rules_service_pb2.ListLegalMovesRequest(
+            position=board_pb2.Position(text=text), variant=variant), timeout=TIMEOUT)
+
+    def play_first_move(self, name, text, tokens):
+        move = self.legal_moves(text).moves[0]
+        return self.make_move(name, move.notation, tokens[move.side])
+
+    def test_whole_game_while_watching(self):
+        # Repetition draws need the game's history, which the stateless
+        # RulesService cannot see: turn them off so that RulesService predicts
+        # every position and the outcome. A short no-progress limit bounds
+        # the game.
+        variant = variant_pb2.Variant(no_progress_limit=20, repetition_draw=False)
+        game, tokens = self.create_game(variant)
+        name = game.name
+        self.assertTrue(name.startswith("games/"))
+        self.assertEqual(game.status, game_pb2.GAME_STATUS_IN_PROGRESS)
+        self.assertEqual((game.ply, game.last_event_sequence, game.position.text), (0, 1, START))
+
+        received, watch_errors = [], []
+
+        def watch():
+            try:
+                received.extend(self.watch(name, 0))
+            except grpc.RpcError as err:  # reported by the main thread
+                watch_errors.append(err)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+
+        expected = [("game_created", 0, START, None, None)]  # kind, ply, position, move, outcome
+        rng = random.Random(int(os.environ.get("DAMONE_INTEROP_SEED", "7")))
+        played, text, outcome = [], START, None
+        while outcome is None:
+            self.assertLess(game.ply, MAX_PLIES, "the game ends")
+            legal = self.legal_moves(text, game.variant)
+            self.assertFalse(legal.HasField("outcome"), "RulesService says the game goes on")
+            move = rng.choice(legal.moves)
+            self.assertEqual(move.side, game.position.side_to_move)
+            nxt = Client.rules.ApplyMove(rules_service_pb2.ApplyMoveRequest(
+                position=board_pb2.Position(text=text), variant=game.variant, move=move.notation), timeout=TIMEOUT)
+
+            res = self.make_move(name, move.notation, tokens[move.side], expected_ply=game.ply)
+            self.assertEqual(res.move.notation, move.notation)
+            self.assertEqual(res.game.ply, game.ply + 1)
+            self.assertEqual(res.game.position.text, nxt.position.text, f"position after {move.notation}")
+            self.assertEqual(res.event_sequence, len(expected) + 1)
+            played.append(move.notation)
+            expected.append(("move_played", res.game.ply, nxt.position.text, move.notation, None))
+            game, text = res.game, nxt.position.text
+            if nxt.HasField("outcome"):
+                outcome = nxt.outcome
+                self.assertEqual(game.status, game_pb2.GAME_STATUS_FINISHED)
+                self.assertEqual(game.outcome, outcome, "the game's outcome is the rules' outcome")
+                expected.append(("game_ended", game.ply, text, None, outcome))
+            else:
+                self.assertEqual(game.status, game_pb2.GAME_STATUS_IN_PROGRESS)
+        self.assertNotEqual(outcome.reason, outcome_pb2.OUTCOME_REASON_RESIGNATION)
+        print(f"\n  seed {os.environ.get('DAMONE_INTEROP_SEED', '7')}: "
+              f"{outcome_pb2.OutcomeResult.Name(outcome.result)} by "
+              f"{outcome_pb2.OutcomeReason.Name(outcome.reason)} after {game.ply} plies", file=sys.stderr)
+
+        # The stream closes by itself after game_ended.
+        watcher.join(TIMEOUT)
+        self.assertFalse(watcher.is_alive(), "the stream ends after game_ended")
+        self.assertEqual(watch_errors, [])
+        self.assertEqual(len(received), len(expected), "one event per move, plus created and ended")
+        for i, (ev, (kind, ply, position, move, want_outcome)) in enumerate(zip(received, expected), start=1):
+            with self.subTest(event=i):
+                self.assertEqual(ev.sequence, i)
+                self.assertEqual(ev.game, name)
+                self.assertEqual(ev.WhichOneof("event"), kind)
+                self.assertEqual(ev.ply, ply)
+                self.assertEqual(ev.position.text, position)
+                self.assertTrue(ev.HasField("event_time"))
+                if kind == "game_created":
+                    self.assertTrue(ev.game_created.HasField("variant"))
+                if kind == "move_played":
+                    self.assertEqual(ev.move_played.move.notation, move)
+                if kind == "game_ended":
+                    self.assertEqual(ev.game_ended.outcome, want_outcome)
+
+        # The stored game agrees, and the final position is over for the rules too.
+        final = Client.games.GetGame(game_service_pb2.GetGameRequest(name=name), timeout=TIMEOUT)
+        self.assertEqual(final.status, game_pb2.GAME_STATUS_FINISHED)
+        self.assertEqual([m.notation for m in final.moves], played)
+        self.assertEqual(final.last_event_sequence, len(received))
+        after = self.legal_moves(text, game.variant)
+        self.assertEqual(len(after.moves), 0)
+        self.assertEqual(after.outcome, outcome)
+
+    def test_errors(self):
+        game, tokens = self.create_game()
+        name, red, black = game.name, tokens[board_pb2.SIDE_RED], tokens[board_pb2.SIDE_BLACK]
+
+        # Malformed notation (e9 is off the board): INVALID_ARGUMENT, with a
+        # BadRequest detail naming the field.
+        code, info, status = self.failure(self.make_move, name, "e2-e9", red)
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(info.reason, "INVALID_REQUEST")
+        [bad_request] = find_details(status, error_details_pb2.BadRequest)
+        self.assertEqual([v.field for v in bad_request.field_violations], ["move"])
+
+        # Well formed but not a legal move here: FAILED_PRECONDITION, ILLEGAL_MOVE.
+        code, info, _ = self.failure(self.make_move, name, "e2-e4", red)
+        self.assertEqual(code, grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertEqual(info.reason, "ILLEGAL_MOVE")
+        self.assertEqual(info.metadata["move"], "e2-e4")
+        self.assertEqual(info.metadata["legal_moves"].split(","), START_MOVES)
+
+        # Black's token moving a Red piece: PERMISSION_DENIED, WRONG_TOKEN.
+        code, info, _ = self.failure(self.make_move, name, "e2-d3", black)
+        self.assertEqual(code, grpc.StatusCode.PERMISSION_DENIED)
+        self.assertEqual(info.reason, "WRONG_TOKEN")
+
+        # No token: UNAUTHENTICATED; Black moving while Red is to move: NOT_YOUR_TURN.
+        code, info, _ = self.failure(self.make_move, name, "e2-d3")
+        self.assertEqual((code, info.reason), (grpc.StatusCode.UNAUTHENTICATED, "MISSING_TOKEN"))
+        code, info, _ = self.failure(self.make_move, name, "a4-b3", black)
+        self.assertEqual((code, info.reason), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"))
+
+        # Nothing was played.
+        after = Client.games.GetGame(game_service_pb2.GetGameRequest(name=name), timeout=TIMEOUT)
+        self.assertEqual((after.ply, after.last_event_sequence, after.position.text), (0, 1, START))
+
+    def test_resume_watch(self):
+        game, tokens = self.create_game()
+        name, text = game.name, START
+        for _ in range(3):  # events 2, 3, 4
+            text = self.play_first_move(name, text, tokens).game.position.text
+
+        # Resume after event 2: events 3 and 4 are replayed, then live ones follow.
+        stream = self.watch(name, 2)
+        replayed = [next(stream), next(stream)]
+        self.assertEqual([e.sequence for e in replayed], [3, 4])
+        self.assertEqual([e.WhichOneof("event") for e in replayed], ["move_played"] * 2)
+        self.assertEqual(replayed[1].position.text, text)
+
+        live = self.play_first_move(name, text, tokens)
+        ev5 = next(stream)
+        self.assertEqual((ev5.sequence, live.event_sequence), (5, 5))
+        self.assertEqual(ev5.move_played.move.notation, live.move.notation)
+        self.assertEqual(ev5.position.text, live.game.position.text)
+
+        Client.games.Resign(game_service_pb2.ResignRequest(name=name),
+                            metadata=bearer(tokens[board_pb2.SIDE_RED]), timeout=TIMEOUT)
+        ev6 = next(stream)
+        self.assertEqual(ev6.sequence, 6)
+        self.assertEqual(ev6.game_ended.outcome.reason, outcome_pb2.OUTCOME_REASON_RESIGNATION)
+        self.assertEqual(list(stream), [], "the stream ends after game_ended")
+
+        # Resuming from any sequence gives exactly the rest of the full replay.
+        everything = list(self.watch(name, 0))
+        self.assertEqual([e.sequence for e in everything], [1, 2, 3, 4, 5, 6])
+        for since in range(7):
+            with self.subTest(since=since):
+                self.assertEqual(list(self.watch(name, since)), everything[since:])
+
+        # Past the latest sequence: OUT_OF_RANGE.
+        code, info, _ = self.failure(self.watch, name, 7)
+        self.assertEqual((code, info.reason), (grpc.StatusCode.OUT_OF_RANGE, "SEQUENCE_OUT_OF_RANGE"))
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    sys.stderr.flush()
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""), flush=True)
+    sys.exit(1 if failed or result.testsRun == 0 else 0)

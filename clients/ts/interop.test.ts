@@ -1,0 +1,267 @@
+// Interop tests: the generated TypeScript client (gen/ts) against a real
+// damone server, over gRPC. `make interop` starts the server and runs them:
+//
+//   DAMONE_GRPC_ADDR=127.0.0.1:9090 node --test build/ts/clients/ts/interop.test.js
+//
+// DAMONE_INTEROP_SEED (default 7) seeds the choice of moves in the whole game.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+
+import { create, equals } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
+
+import { Side } from "../../gen/ts/damone/v1/board_pb.js";
+import { GameEventSchema, GameStatus, type GameEvent } from "../../gen/ts/damone/v1/game_pb.js";
+import { GameService } from "../../gen/ts/damone/v1/game_service_pb.js";
+import { OutcomeReason, OutcomeResult, OutcomeSchema, type Outcome } from "../../gen/ts/damone/v1/outcome_pb.js";
+import { RulesService } from "../../gen/ts/damone/v1/rules_service_pb.js";
+import { VariantSchema } from "../../gen/ts/damone/v1/variant_pb.js";
+import { BadRequestSchema, ErrorInfoSchema, type ErrorInfo } from "../../gen/ts/google/rpc/error_details_pb.js";
+
+const addr = process.env.DAMONE_GRPC_ADDR;
+if (!addr) throw new Error("DAMONE_GRPC_ADDR (host:port of a damone gRPC server) is not set");
+const seed = Number(process.env.DAMONE_INTEROP_SEED ?? "7");
+
+// One HTTP/2 connection for every test, closed at the end (an open
+// connection would keep node running).
+const baseUrl = `http://${addr}`;
+const session = new Http2SessionManager(baseUrl);
+after(() => session.abort());
+const transport = createGrpcTransport({ baseUrl, sessionManager: session });
+const games = createClient(GameService, transport);
+const rules = createClient(RulesService, transport);
+
+const START = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0";
+const START_MOVES = ["d1-c2", "e2-d3", "f1-g2", "f3-e4", "g4-f5", "h1-g2", "h3-g2", "h5-g6"];
+const MAX_PLIES = 2000; // a safety net: the no-progress rule ends games long before
+
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+// A small seeded generator (xorshift32): the same seed plays the same game.
+function seededPick(s: number): (n: number) => number {
+  let x = s >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+// The call must fail: returns its error and its ErrorInfo detail.
+async function failure(call: Promise<unknown>): Promise<{ err: ConnectError; info: ErrorInfo }> {
+  try {
+    await call;
+  } catch (e) {
+    const err = ConnectError.from(e);
+    const infos = err.findDetails(ErrorInfoSchema);
+    assert.equal(infos.length, 1, `one ErrorInfo detail in ${err.message}`);
+    assert.equal(infos[0].domain, "damone.v1");
+    return { err, info: infos[0] };
+  }
+  assert.fail("the call succeeded; it should have failed");
+}
+
+async function createGame(variant = create(VariantSchema, {})) {
+  const res = await games.createGame({ game: { variant } });
+  assert.ok(res.game, "CreateGame returns the game");
+  assert.match(res.redToken, /\S/);
+  assert.match(res.blackToken, /\S/);
+  assert.notEqual(res.redToken, res.blackToken);
+  return { game: res.game, red: res.redToken, black: res.blackToken };
+}
+
+// Plays the first legal move of the position (by the side to move).
+async function playFirstMove(name: string, text: string, tokens: { red: string; black: string }) {
+  const { moves } = await rules.listLegalMoves({ position: { text } });
+  const move = moves[0];
+  const res = await games.makeMove({ name, move: move.notation }, bearer(move.side === Side.RED ? tokens.red : tokens.black));
+  assert.ok(res.game?.position);
+  return res;
+}
+
+test("plays a whole game to a result while watching every event", async (t) => {
+  // Repetition draws need the game's history, which the stateless
+  // RulesService cannot see: turn them off so that RulesService predicts
+  // every position and the outcome. A short no-progress limit bounds the game.
+  const variant = create(VariantSchema, { noProgressLimit: 20, repetitionDraw: false });
+  const { game: created, red, black } = await createGame(variant);
+  const name = created.name;
+  assert.match(name, /^games\/./);
+  assert.equal(created.status, GameStatus.IN_PROGRESS);
+  assert.equal(created.ply, 0);
+  assert.equal(created.lastEventSequence, 1n);
+  assert.equal(created.position?.text, START);
+
+  // Watch from the start while playing.
+  const received: GameEvent[] = [];
+  const watching = (async () => {
+    for await (const ev of games.watchGame({ name, sinceSequence: 0n })) received.push(ev);
+  })();
+
+  type Expected = { kind: GameEvent["event"]["case"]; ply: number; text: string; move?: string; outcome?: Outcome };
+  const expected: Expected[] = [{ kind: "gameCreated", ply: 0, text: START }];
+  const pick = seededPick(seed);
+  const played: string[] = [];
+  let game = created;
+  let text = START;
+  let outcome: Outcome | undefined;
+  while (!outcome) {
+    assert.ok(game.ply < MAX_PLIES, "the game ends");
+    const legal = await rules.listLegalMoves({ position: { text }, variant: game.variant });
+    assert.equal(legal.outcome, undefined, "RulesService says the game goes on");
+    assert.ok(legal.moves.length > 0);
+    const move = legal.moves[pick(legal.moves.length)];
+    assert.equal(move.side, game.position?.sideToMove);
+    const next = await rules.applyMove({ position: { text }, variant: game.variant, move: move.notation });
+
+    const res = await games.makeMove(
+      { name, move: move.notation, precondition: { case: "expectedPly", value: game.ply } },
+      bearer(move.side === Side.RED ? red : black),
+    );
+    assert.ok(res.game && res.move && next.position);
+    assert.equal(res.move.notation, move.notation);
+    assert.equal(res.game.ply, game.ply + 1);
+    assert.equal(res.game.position?.text, next.position.text, `position after ${move.notation}`);
+    assert.equal(res.eventSequence, BigInt(expected.length + 1));
+    played.push(move.notation);
+    expected.push({ kind: "movePlayed", ply: res.game.ply, text: next.position.text, move: move.notation });
+    game = res.game;
+    text = next.position.text;
+    if (next.outcome) {
+      outcome = next.outcome;
+      assert.equal(game.status, GameStatus.FINISHED);
+      assert.ok(game.outcome && equals(OutcomeSchema, game.outcome, outcome), "the game's outcome is the rules' outcome");
+      expected.push({ kind: "gameEnded", ply: game.ply, text, outcome });
+    } else {
+      assert.equal(game.status, GameStatus.IN_PROGRESS);
+    }
+  }
+  assert.notEqual(outcome.reason, OutcomeReason.RESIGNATION);
+  t.diagnostic(`seed ${seed}: ${OutcomeResult[outcome.result]} by ${OutcomeReason[outcome.reason]} after ${game.ply} plies`);
+
+  // The stream closes by itself after game_ended.
+  await watching;
+  assert.equal(received.length, expected.length, "one event per move, plus created and ended");
+  received.forEach((ev, i) => {
+    const want = expected[i];
+    assert.equal(ev.sequence, BigInt(i + 1), `event ${i + 1}: sequence`);
+    assert.equal(ev.game, name);
+    assert.equal(ev.event.case, want.kind, `event ${i + 1}: kind`);
+    assert.equal(ev.ply, want.ply, `event ${i + 1}: ply`);
+    assert.equal(ev.position?.text, want.text, `event ${i + 1}: position`);
+    assert.ok(ev.eventTime, `event ${i + 1}: time`);
+    if (ev.event.case === "gameCreated") assert.ok(ev.event.value.variant);
+    if (ev.event.case === "movePlayed") assert.equal(ev.event.value.move?.notation, want.move);
+    if (ev.event.case === "gameEnded") {
+      assert.ok(want.outcome && ev.event.value.outcome && equals(OutcomeSchema, ev.event.value.outcome, want.outcome));
+    }
+  });
+
+  // The stored game agrees, and the final position is over for the rules too.
+  const final = await games.getGame({ name });
+  assert.equal(final.status, GameStatus.FINISHED);
+  assert.deepEqual(final.moves.map((m) => m.notation), played);
+  assert.equal(final.lastEventSequence, BigInt(received.length));
+  const after = await rules.listLegalMoves({ position: { text }, variant: game.variant });
+  assert.equal(after.moves.length, 0);
+  assert.ok(after.outcome && equals(OutcomeSchema, after.outcome, outcome));
+});
+
+test("errors: malformed move, illegal move, the other side's token", async () => {
+  const { game, red, black } = await createGame();
+  const name = game.name;
+
+  // Malformed notation (e9 is off the board): INVALID_ARGUMENT, with a
+  // BadRequest detail naming the field.
+  const malformed = await failure(games.makeMove({ name, move: "e2-e9" }, bearer(red)));
+  assert.equal(malformed.err.code, Code.InvalidArgument);
+  assert.equal(malformed.info.reason, "INVALID_REQUEST");
+  const [badRequest] = malformed.err.findDetails(BadRequestSchema);
+  assert.ok(badRequest, "a BadRequest detail");
+  assert.deepEqual(badRequest.fieldViolations.map((v) => v.field), ["move"]);
+
+  // Well formed but not a legal move here: FAILED_PRECONDITION, ILLEGAL_MOVE.
+  const illegal = await failure(games.makeMove({ name, move: "e2-e4" }, bearer(red)));
+  assert.equal(illegal.err.code, Code.FailedPrecondition);
+  assert.equal(illegal.info.reason, "ILLEGAL_MOVE");
+  assert.equal(illegal.info.metadata["move"], "e2-e4");
+  assert.deepEqual(illegal.info.metadata["legal_moves"].split(","), START_MOVES);
+
+  // Black's token moving a Red piece: PERMISSION_DENIED, WRONG_TOKEN.
+  const wrongSide = await failure(games.makeMove({ name, move: "e2-d3" }, bearer(black)));
+  assert.equal(wrongSide.err.code, Code.PermissionDenied);
+  assert.equal(wrongSide.info.reason, "WRONG_TOKEN");
+
+  // No token at all: UNAUTHENTICATED; a Black move while Red is to move:
+  // NOT_YOUR_TURN.
+  const anonymous = await failure(games.makeMove({ name, move: "e2-d3" }));
+  assert.equal(anonymous.err.code, Code.Unauthenticated);
+  assert.equal(anonymous.info.reason, "MISSING_TOKEN");
+  const early = await failure(games.makeMove({ name, move: "a4-b3" }, bearer(black)));
+  assert.equal(early.err.code, Code.FailedPrecondition);
+  assert.equal(early.info.reason, "NOT_YOUR_TURN");
+
+  // Nothing was played.
+  const after = await games.getGame({ name });
+  assert.equal(after.ply, 0);
+  assert.equal(after.lastEventSequence, 1n);
+  assert.equal(after.position?.text, START);
+});
+
+test("resumes a watch from a sequence number", async () => {
+  const tokens = await createGame();
+  const name = tokens.game.name;
+  let text = START;
+  for (let i = 0; i < 3; i++) text = (await playFirstMove(name, text, tokens)).game!.position!.text; // events 2, 3, 4
+
+  // Resume after event 2: events 3 and 4 are replayed, then live ones follow.
+  const stream = games.watchGame({ name, sinceSequence: 2n })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await stream.next();
+    assert.ok(!r.done, "the stream has another event");
+    return r.value;
+  };
+  const replayed = [await next(), await next()];
+  assert.deepEqual(replayed.map((e) => e.sequence), [3n, 4n]);
+  assert.deepEqual(replayed.map((e) => e.event.case), ["movePlayed", "movePlayed"]);
+  assert.equal(replayed[1].position?.text, text);
+
+  const live = await playFirstMove(name, text, tokens);
+  const ev5 = await next();
+  assert.equal(ev5.sequence, 5n);
+  assert.equal(live.eventSequence, 5n);
+  assert.equal(ev5.event.case, "movePlayed");
+  assert.equal(ev5.event.case === "movePlayed" && ev5.event.value.move?.notation, live.move?.notation);
+  assert.equal(ev5.position?.text, live.game?.position?.text);
+
+  await games.resign({ name }, bearer(tokens.red));
+  const ev6 = await next();
+  assert.equal(ev6.sequence, 6n);
+  assert.equal(ev6.event.case, "gameEnded");
+  assert.equal(ev6.event.case === "gameEnded" && ev6.event.value.outcome?.reason, OutcomeReason.RESIGNATION);
+  assert.ok((await stream.next()).done, "the stream ends after game_ended");
+
+  // Resuming from any sequence gives exactly the rest of the full replay.
+  const all: GameEvent[] = [];
+  for await (const ev of games.watchGame({ name, sinceSequence: 0n })) all.push(ev);
+  assert.deepEqual(all.map((e) => e.sequence), [1n, 2n, 3n, 4n, 5n, 6n]);
+  for (let since = 0; since <= 6; since++) {
+    const rest: GameEvent[] = [];
+    for await (const ev of games.watchGame({ name, sinceSequence: BigInt(since) })) rest.push(ev);
+    assert.equal(rest.length, 6 - since);
+    rest.forEach((ev, i) => assert.ok(equals(GameEventSchema, ev, all[since + i]), `since ${since}: event ${since + i + 1}`));
+  }
+
+  // Past the latest sequence: OUT_OF_RANGE.
+  const beyond = await failure(
+    (async () => {
+      for await (const _ of games.watchGame({ name, sinceSequence: 7n })) assert.fail("no event expected");
+    })(),
+  );
+  assert.equal(beyond.err.code, Code.OutOfRange);
+  assert.equal(beyond.info.reason, "SEQUENCE_OUT_OF_RANGE");
+});

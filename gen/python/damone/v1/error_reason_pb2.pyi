@@ -1,0 +1,23 @@
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from typing import ClassVar as _ClassVar
+
+DESCRIPTOR: _descriptor.FileDescriptor
+ERROR_REASON_AMBIGUOUS_MOVE: ErrorReason
+ERROR_REASON_DRAW_ALREADY_OFFERED: ErrorReason
+ERROR_REASON_ETAG_MISMATCH: ErrorReason
+ERROR_REASON_GAME_NOT_FOUND: ErrorReason
+ERROR_REASON_GAME_OVER: ErrorReason
+ERROR_REASON_ILLEGAL_MOVE: ErrorReason
+ERROR_REASON_INVALID_REQUEST: ErrorReason
+ERROR_REASON_LIMIT_EXCEEDED: ErrorReason
+ERROR_REASON_MISSING_TOKEN: ErrorReason
+ERROR_REASON_NOT_YOUR_TURN: ErrorReason
+ERROR_REASON_NO_DRAW_OFFER: ErrorReason
+ERROR_REASON_PLY_MISMATCH: ErrorReason
+ERROR_REASON_SEQUENCE_OUT_OF_RANGE: ErrorReason
+ERROR_REASON_UNSPECIFIED: ErrorReason
+ERROR_REASON_WRONG_TOKEN: ErrorReason
+
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
