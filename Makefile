@@ -38,12 +38,17 @@ run: ## Run the service on its defaults (gRPC :9090, REST :8080, metrics :9102)
 
 ##@ Tests and checks
 
+.PHONY: deps
+deps: ## Install what tests and generation need beyond Go, if missing (Debian packages, npm ci)
+	scripts/test-deps
+
 .PHONY: test
-test: ## Run every test (starts a throwaway PostgreSQL unless DAMONE_TEST_POSTGRES_DSN is set): gofmt, vet, unit, property, end-to-end
+test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwaway PostgreSQL), then make interop
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	go vet ./...
 	scripts/test-postgres run bash -c 'go test ./... && go test -race ./internal/games/ ./internal/server/ ./internal/metrics/ ./internal/store/...'
+	scripts/interop
 
 .PHONY: test-long
 test-long: ## Also run the deep perft counts (depth 7)
@@ -61,11 +66,8 @@ fuzz: ## Fuzz the position and move parsers for 30 s each
 ##@ API contract (proto/damone/v1 -> gen/)
 
 .PHONY: generate
-generate: ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; TypeScript and Python clients) from proto/
+generate: deps ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; TypeScript and Python clients) from proto/
 	$(BUF) generate
-	@# gen/ts and gen/python (buf.gen.clients.yaml) need `npm ci` and Debian's protoc and grpc_python_plugin.
-	@command -v protoc >/dev/null && command -v grpc_python_plugin >/dev/null && [[ -x node_modules/.bin/protoc-gen-es ]] || \
-		{ echo "generate: needs 'npm ci' and 'apt-get install protobuf-compiler protobuf-compiler-grpc' (see .ci/run)" >&2; exit 1; }
 	$(BUF) generate --template buf.gen.clients.yaml
 
 .PHONY: check-gen
@@ -115,5 +117,5 @@ manifests-check: ## Check the manifests: strict decoding, semantic checks, the b
 ##@ Clients in other languages (gen/ts, gen/python, clients/)
 
 .PHONY: interop
-interop: ## Build and start a real server, then run the TypeScript and Python examples and interop tests against it (needs npm ci and Debian's python3-grpcio)
+interop: deps ## Build and start a real server, then run the TypeScript and Python examples and interop tests against it (part of make test)
 	scripts/interop
