@@ -114,6 +114,46 @@ manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS
 manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
 	go test ./k8s/...
 
+##@ Engine play (docs/engine.md, docs/BENCHMARKS-engine-play.md)
+
+# The published matches: 100 pairs each, seed 1, openings after 4 random
+# plies. Long (about 15 minutes on 2 cores), so not part of `make test`.
+MATCH_PAIRS ?= 100
+MATCH_TIME ?= 50ms
+MATCH_SELF_TIME ?= 20ms
+MATCH_SELF_TIME4 ?= 80ms
+MATCH_FLAGS ?= --pairs $(MATCH_PAIRS) --openings-plies 4 --seed 1 --concurrency 2
+MATCH_BIN := bin/damone-match
+
+.PHONY: match
+match: match-random match-greedy match-playout match-self ## Run every published engine match (long: not in make test)
+
+$(MATCH_BIN): FORCE
+	go build -o $(MATCH_BIN) ./cmd/damone
+
+.PHONY: FORCE
+FORCE:
+
+.PHONY: match-random
+match-random: $(MATCH_BIN) ## Engine vs the random mover at MATCH_TIME a move
+	$(MATCH_BIN) match --player1 engine:movetime=$(MATCH_TIME) --player2 random $(MATCH_FLAGS) --sprt 0,200
+
+.PHONY: match-greedy
+match-greedy: $(MATCH_BIN) ## Engine vs the greedy one-ply material player at MATCH_TIME a move
+	$(MATCH_BIN) match --player1 engine:movetime=$(MATCH_TIME) --player2 greedy $(MATCH_FLAGS) --sprt 0,200
+
+.PHONY: match-playout
+match-playout: $(MATCH_BIN) ## Engine vs the Dagaz-style playout player, both at MATCH_TIME a move
+	$(MATCH_BIN) match --player1 engine:movetime=$(MATCH_TIME) --player2 playout:movetime=$(MATCH_TIME) $(MATCH_FLAGS) --sprt 0,200
+
+.PHONY: match-self
+match-self: $(MATCH_BIN) ## Engine at 4x time (MATCH_SELF_TIME4) vs itself at 1x (MATCH_SELF_TIME)
+	$(MATCH_BIN) match --player1 engine:movetime=$(MATCH_SELF_TIME4) --player2 engine:movetime=$(MATCH_SELF_TIME) $(MATCH_FLAGS) --sprt 0,50
+
+.PHONY: bench-search
+bench-search: ## Search speed (nodes/s), depth reached in 1 s from the start, cancellation latency
+	go test ./internal/search/ -run '^$$' -bench 'Search$$|Cancellation|DepthInOneSecond' -benchtime 5x -count 3
+
 ##@ Clients in other languages (gen/ts, gen/python, clients/)
 
 .PHONY: interop

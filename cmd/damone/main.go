@@ -30,6 +30,9 @@ func commands() []command {
 		{"serve", "run the gRPC service, REST gateway and metrics endpoint", runServe},
 		{"perft", "count the leaf nodes of the legal-move tree to a depth", runPerft},
 		{"moves", "list the legal moves of a position, one per line", runMoves},
+		{"analyze", "search a position, printing the principal variation at each depth", runAnalyze},
+		{"play", "play a game against the engine in the terminal", runPlay},
+		{"match", "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", runMatch},
 		{"bench", "load a running server: list-legal-moves over gRPC and REST, watch fan-out", runBench},
 		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {
 			_, err := fmt.Fprintln(out, version)

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/search"
+)
+
+type analyzeArgs struct {
+	pos      engine.Position
+	limits   search.Limits
+	infinite bool
+	lines    int
+	hashMB   int
+	asJSON   bool
+	variant  engine.Variant
+}
+
+func parseAnalyzeArgs(args []string, stdin io.Reader, stderr io.Writer) (*analyzeArgs, error) {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var pf positionFlags
+	fs.StringVar(&pf.setup, "variant", "standard", "starting setup when no position is given: standard or no-damone")
+	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
+	fs.StringVar(&pf.text, "position", "", "position text (docs/notation.md)")
+	fs.StringVar(&pf.jsonText, "position-json", "", "structured position JSON ('-' reads stdin)")
+	depth := fs.Int("depth", 0, "stop after this depth")
+	nodes := fs.Int64("nodes", 0, "stop after this many nodes (reproducible)")
+	movetime := fs.Duration("movetime", 0, "stop after this long (default 1s when no other limit is given)")
+	infinite := fs.Bool("infinite", false, "search until interrupted (Ctrl-C prints the best move)")
+	lines := fs.Int("lines", 1, fmt.Sprintf("principal variations to report (1..%d)", search.MaxLines))
+	hash := fs.Int("hash", 64, "transposition table size in MiB")
+	captureAll := fs.Bool("capture-all-damones", false, "win condition: capture all Damones")
+	asJSON := fs.Bool("json", false, "print one JSON object per completed depth, then the result")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `Usage: damone analyze [flags]
+
+Searches a position and prints one line per completed depth: depth, score
+(Pedines for the side to move, or "win in N plies"/"loss in N plies"),
+nodes, nodes/s, time and the principal variation; then the best move.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if rest, err := parseInterspersed(fs, args); err != nil {
+		return nil, err
+	} else if len(rest) != 0 {
+		return nil, usagef("unexpected argument %q", rest[0])
+	}
+	if *depth < 0 || *nodes < 0 || *movetime < 0 {
+		return nil, usagef("--depth, --nodes and --movetime must not be negative")
+	}
+	if *lines < 1 || *lines > search.MaxLines {
+		return nil, usagef("--lines must be 1..%d", search.MaxLines)
+	}
+	if *infinite && (*depth > 0 || *nodes > 0 || *movetime > 0) {
+		return nil, usagef("--infinite takes no other limit")
+	}
+	p, err := pf.resolve(stdin)
+	if err != nil {
+		return nil, err
+	}
+	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime},
+		infinite: *infinite, lines: *lines, hashMB: *hash, asJSON: *asJSON, variant: engine.DefaultVariant()}
+	if *captureAll {
+		a.variant.WinCondition = engine.CaptureAllDamones
+	}
+	if !a.infinite && a.limits == (search.Limits{}) {
+		a.limits.MoveTime = time.Second
+	}
+	return a, nil
+}
+
+// formatScore writes a score for people: "+1.25" Pedines for the side to
+// move, or "win in N plies" / "loss in N plies" for forced results.
+func formatScore(s search.Score) string {
+	if n, forced := s.Plies(); forced {
+		if s > 0 {
+			return fmt.Sprintf("win in %d plies", n)
+		}
+		return fmt.Sprintf("loss in %d plies", n)
+	}
+	return fmt.Sprintf("%+.2f", float64(s)/100)
+}
+
+func pvString(pv []engine.Move) string {
+	parts := make([]string, len(pv))
+	for i := range pv {
+		parts[i] = pv[i].String()
+	}
+	return strings.Join(parts, " ")
+}
+
+type lineJSON struct {
+	Score     int      `json:"score"`
+	ScoreText string   `json:"score_text"`
+	PV        []string `json:"pv"`
+}
+
+type infoJSON struct {
+	Depth         int        `json:"depth"`
+	Nodes         int64      `json:"nodes"`
+	NodesPerSec   int64      `json:"nodes_per_second"`
+	ElapsedMillis float64    `json:"elapsed_ms"`
+	Lines         []lineJSON `json:"lines"`
+	Best          string     `json:"best,omitempty"`
+	Final         bool       `json:"final,omitempty"`
+}
+
+func toInfoJSON(info search.Info) infoJSON {
+	out := infoJSON{Depth: info.Depth, Nodes: info.Nodes, NodesPerSec: int64(info.NodesPerSecond()),
+		ElapsedMillis: float64(info.Elapsed.Microseconds()) / 1000}
+	for _, l := range info.Lines {
+		pv := make([]string, len(l.PV))
+		for i := range l.PV {
+			pv[i] = l.PV[i].String()
+		}
+		out.Lines = append(out.Lines, lineJSON{int(l.Score), formatScore(l.Score), pv})
+	}
+	return out
+}
+
+func writeInfo(w io.Writer, info search.Info) {
+	for k, l := range info.Lines {
+		prefix := fmt.Sprintf("depth %2d", info.Depth)
+		if len(info.Lines) > 1 {
+			prefix += fmt.Sprintf(" line %d", k+1)
+		}
+		fmt.Fprintf(w, "%s  score %-16s nodes %10d  nps %9.0f  time %8s  pv %s\n", prefix, formatScore(l.Score),
+			info.Nodes, info.NodesPerSecond(), info.Elapsed.Round(time.Millisecond), pvString(l.PV))
+	}
+}
+
+func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	a, err := parseAnalyzeArgs(args, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return analyze(ctx, a, stdout)
+}
+
+func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	if !a.asJSON {
+		fmt.Fprintf(stdout, "position %s\n", a.pos)
+	}
+	s := search.NewSearcher(a.hashMB)
+	// Touch the fresh table once: otherwise the first search pays a page
+	// fault for nearly every probe of the lazily mapped memory.
+	s.Clear()
+	res := s.Search(ctx, a.pos, search.Options{Lines: a.lines, Variant: a.variant}, a.limits, func(info search.Info) {
+		if a.asJSON {
+			enc.Encode(toInfoJSON(info))
+		} else {
+			writeInfo(stdout, info)
+		}
+	})
+	if a.asJSON {
+		out := toInfoJSON(res.Info)
+		out.Final = true
+		if res.HasBest {
+			out.Best = res.Best.String()
+		}
+		return enc.Encode(out)
+	}
+	if !res.HasBest {
+		sc := search.Score(0)
+		if len(res.Info.Lines) > 0 {
+			sc = res.Info.Lines[0].Score
+		}
+		_, err := fmt.Fprintf(stdout, "no legal move: %s to move has lost (score %s)\n", a.pos.SideToMove(), formatScore(sc))
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "best %s  (depth %d, %d nodes, %s, %.0f nodes/s)\n", res.Best, res.Info.Depth,
+		res.Info.Nodes, res.Info.Elapsed.Round(time.Millisecond), res.Info.NodesPerSecond())
+	return err
+}

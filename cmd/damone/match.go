@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/match"
+	"github.com/damone-rules/damone/internal/players"
+)
+
+type matchArgs struct {
+	cfg        match.Config
+	sprt       bool
+	elo0, elo1 float64
+	asJSON     bool
+	progress   bool
+	games      bool
+}
+
+func parseMatchArgs(args []string, stderr io.Writer) (*matchArgs, error) {
+	fs := flag.NewFlagSet("match", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	p1 := fs.String("player1", "engine:movetime=100ms", "player 1 (see below)")
+	p2 := fs.String("player2", "random", "player 2 (see below)")
+	pairs := fs.Int("pairs", 100, "game pairs (each opening is played twice, colours swapped)")
+	plies := fs.Int("openings-plies", 4, "random plies from the start that make an opening")
+	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' random choices")
+	conc := fs.Int("concurrency", min(2, runtime.NumCPU()), "games played at once (goroutines)")
+	sprt := fs.String("sprt", "", "report the SPRT log-likelihood ratio for H0: Elo=elo0 against H1: Elo=elo1, as ELO0,ELO1")
+	maxPlies := fs.Int("max-plies", 1000, "adjudicate a game still going after this many plies as a draw")
+	variant := fs.String("variant", "standard", "setup: standard or no-damone")
+	asJSON := fs.Bool("json", false, "print the result as JSON (games included)")
+	progress := fs.Bool("progress", false, "print a line per finished game to stderr")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: damone match [flags]
+
+Plays --pairs game pairs between two players from a seeded set of openings
+(distinct positions after --openings-plies random plies), colours swapped
+within each pair, and reports W/D/L, pentanomial counts, score, Elo with a
+95 % interval and, with --sprt, the log-likelihood ratio.
+
+Players (KIND[:KEY=VALUE,...]):
+  engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB]
+  random | greedy
+  playout:movetime=100ms | playout:playouts=50 [,plies=20]
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if rest, err := parseInterspersed(fs, args); err != nil {
+		return nil, err
+	} else if len(rest) != 0 {
+		return nil, usagef("unexpected argument %q", rest[0])
+	}
+	a := &matchArgs{asJSON: *asJSON, progress: *progress}
+	var err error
+	if a.cfg.Player1, err = players.ParseSpec(*p1); err != nil {
+		return nil, usagef("--player1: %v", err)
+	}
+	if a.cfg.Player2, err = players.ParseSpec(*p2); err != nil {
+		return nil, usagef("--player2: %v", err)
+	}
+	if *pairs < 1 {
+		return nil, usagef("--pairs must be at least 1")
+	}
+	if *plies < 0 {
+		return nil, usagef("--openings-plies must not be negative")
+	}
+	if *conc < 1 {
+		return nil, usagef("--concurrency must be at least 1")
+	}
+	setup, err := engine.ParseSetup(*variant)
+	if err != nil {
+		return nil, usagef("--variant: %v", err)
+	}
+	v := engine.DefaultVariant()
+	v.Setup = setup
+	a.cfg.Variant, a.cfg.Pairs, a.cfg.OpeningPlies, a.cfg.Seed, a.cfg.Concurrency, a.cfg.MaxPlies =
+		v, *pairs, *plies, *seed, *conc, *maxPlies
+	if *sprt != "" {
+		e0, e1, ok := strings.Cut(*sprt, ",")
+		var err0, err1 error
+		a.elo0, err0 = strconv.ParseFloat(strings.TrimSpace(e0), 64)
+		a.elo1, err1 = strconv.ParseFloat(strings.TrimSpace(e1), 64)
+		if !ok || err0 != nil || err1 != nil || a.elo0 == a.elo1 {
+			return nil, usagef("--sprt: want ELO0,ELO1 with two different numbers, got %q", *sprt)
+		}
+		a.sprt = true
+	}
+	return a, nil
+}
+
+func runMatch(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	a, err := parseMatchArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if a.progress {
+		a.cfg.Progress = func(done, total int, g match.GameResult) {
+			fmt.Fprintf(stderr, "game %d/%d: pair %d, player1 %s: %s in %d plies -> %.1f\n",
+				done, total, g.Pair, g.P1Side, describeOutcome(g), g.Plies, g.Points)
+		}
+	}
+	start := time.Now()
+	res, runErr := match.Run(ctx, a.cfg)
+	if res == nil {
+		return runErr
+	}
+	elapsed := time.Since(start)
+	if a.asJSON {
+		out := struct {
+			*match.Result
+			Seed         uint64
+			OpeningPlies int
+			Elapsed      string
+			LLR          *float64 `json:",omitempty"`
+			Stats        jsonStats
+		}{Result: res, Seed: a.cfg.Seed, OpeningPlies: a.cfg.OpeningPlies, Elapsed: elapsed.Round(time.Millisecond).String(),
+			Stats: jsonStats{res.Stats.Score, res.Stats.ScoreLow, res.Stats.ScoreHigh, finite(res.Stats.Elo),
+				finite(res.Stats.EloLow), finite(res.Stats.EloHigh), res.Stats.Degenerate}}
+		if a.sprt {
+			l := match.LLR(res.Penta, a.elo0, a.elo1)
+			out.LLR = &l
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		return runErr
+	}
+	writeMatchReport(stdout, a, res, elapsed)
+	return runErr
+}
+
+// jsonStats writes infinite Elo values as ±1e9 (JSON has no infinity).
+type jsonStats struct {
+	Score, ScoreLow, ScoreHigh float64
+	Elo, EloLow, EloHigh       float64
+	Degenerate                 bool
+}
+
+func finite(x float64) float64 {
+	switch {
+	case math.IsInf(x, 1):
+		return 1e9
+	case math.IsInf(x, -1):
+		return -1e9
+	}
+	return x
+}
+
+func describeOutcome(g match.GameResult) string {
+	if g.Adjudicated {
+		return "draw (max plies)"
+	}
+	return g.Outcome.String()
+}
+
+func fmtElo(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return fmt.Sprintf("%+.1f", x)
+}
+
+func writeMatchReport(w io.Writer, a *matchArgs, res *match.Result, elapsed time.Duration) {
+	st := res.Stats
+	games := res.Wins + res.Draws + res.Losses
+	fmt.Fprintf(w, "match: %s vs %s\n", a.cfg.Player1.New().Name(), a.cfg.Player2.New().Name())
+	fmt.Fprintf(w, "openings: %d distinct after %d random plies, seed %d; %d pairs, colours swapped; concurrency %d; %s\n",
+		res.Openings, a.cfg.OpeningPlies, a.cfg.Seed, a.cfg.Pairs, a.cfg.Concurrency, elapsed.Round(time.Second))
+	fmt.Fprintf(w, "games: %d  W/D/L (player1): %d/%d/%d  draw rate %.1f%%  avg plies %.1f\n",
+		games, res.Wins, res.Draws, res.Losses, 100*float64(res.Draws)/float64(max(games, 1)), res.AvgPlies)
+	if res.Draws > 0 {
+		var parts []string
+		for _, k := range []string{"repetition", "no progress", "max plies"} {
+			if n := res.DrawReasons[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, n))
+			}
+		}
+		fmt.Fprintf(w, "draws by: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "pentanomial [0, 0.5, 1, 1.5, 2]: %v\n", res.Penta)
+	fmt.Fprintf(w, "score: %.2f%% (95%% CI %.2f%% .. %.2f%%)\n", 100*st.Score, 100*st.ScoreLow, 100*st.ScoreHigh)
+	fmt.Fprintf(w, "elo: %s (95%% CI %s .. %s)", fmtElo(st.Elo), fmtElo(st.EloLow), fmtElo(st.EloHigh))
+	if st.Degenerate {
+		fmt.Fprint(w, "  [every pair scored the same: exact bound, see docs/engine.md]")
+	}
+	fmt.Fprintln(w)
+	if a.sprt {
+		l := match.LLR(res.Penta, a.elo0, a.elo1)
+		verdict := "continue"
+		switch {
+		case l >= match.SPRTUpper:
+			verdict = "H1 accepted"
+		case l <= match.SPRTLower:
+			verdict = "H0 accepted"
+		}
+		fmt.Fprintf(w, "sprt: elo0 %g elo1 %g (alpha = beta = 0.05): LLR %.3f (bounds %.3f, %.3f): %s\n",
+			a.elo0, a.elo1, l, match.SPRTLower, match.SPRTUpper, verdict)
+	}
+}

@@ -1,0 +1,276 @@
+// Package match plays matches between two players (internal/players):
+// game pairs with colours swapped from a seeded opening set, in parallel
+// goroutines, and reports wins/draws/losses, pentanomial counts, the
+// score, the Elo difference with a 95 % interval and, when asked, an SPRT
+// log-likelihood ratio. See docs/engine.md, "Match methodology".
+package match
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/players"
+)
+
+// Opening is a short sequence of moves from the variant's start.
+type Opening struct {
+	Moves    []string
+	Position engine.Position // after the moves
+}
+
+// Openings returns count distinct openings: positions after plies
+// uniformly random legal moves from the variant's starting position,
+// drawn with a PCG generator seeded by seed, in the order first drawn,
+// skipping a position already drawn (same placement and side to move) or
+// a game already over. If the tree has fewer distinct positions than
+// count, it returns as many as it found in 100·count draws.
+func Openings(v engine.Variant, plies, count int, seed uint64) ([]Opening, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x6f70656e696e6773)) // "openings"
+	seen := map[string]bool{}
+	var out []Opening
+	for tries := 0; len(out) < count && tries < 100*count; tries++ {
+		g, err := engine.NewGame(v)
+		if err != nil {
+			return nil, err
+		}
+		var moves []string
+		for i := 0; i < plies && !g.Outcome().Over(); i++ {
+			cur := g.Position()
+			legal := cur.LegalMoves()
+			m := legal[rng.IntN(len(legal))]
+			if err := g.Play(m); err != nil {
+				return nil, err
+			}
+			moves = append(moves, m.String())
+		}
+		p := g.Position()
+		key := p.String()
+		if g.Outcome().Over() || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, Opening{Moves: moves, Position: p})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("match: no opening found")
+	}
+	return out, nil
+}
+
+// Config describes a match.
+type Config struct {
+	Player1, Player2 players.Spec
+	Variant          engine.Variant
+	Pairs            int
+	OpeningPlies     int
+	Seed             uint64
+	Concurrency      int
+	// MaxPlies ends a game still going after this many plies (opening
+	// included) as a draw, reported as adjudicated; 0 means 1000. The
+	// repetition and no-progress rules end every real game long before.
+	MaxPlies int
+	// Progress, if set, is called after each game (from one goroutine at
+	// a time).
+	Progress func(done, total int, g GameResult)
+}
+
+// GameResult is one game of a match.
+type GameResult struct {
+	Pair, Game int // pair index; 0: player 1 has Red, 1: player 1 has Black
+	Opening    int
+	P1Side     engine.Side
+	Outcome    engine.Outcome
+	// Points for player 1: 1, ½ or 0.
+	Points      float64
+	Plies       int
+	Adjudicated bool // stopped at MaxPlies and counted as a draw
+	Moves       []string
+	Final       string // the final position (text form)
+	Err         string `json:",omitempty"`
+}
+
+// Result is a finished match.
+type Result struct {
+	Player1, Player2    string
+	Games               []GameResult
+	Openings            int // distinct openings used (pair i plays opening i mod Openings)
+	Wins, Draws, Losses int
+	DrawReasons         map[string]int
+	Adjudicated         int
+	Penta               Pentanomial
+	Stats               Stats
+	AvgPlies            float64
+}
+
+// gameSeed derives the seed of one game from the match seed, so that a
+// game's random choices do not depend on scheduling.
+func gameSeed(seed uint64, pair, game, player int) uint64 {
+	x := seed ^ uint64(pair)<<20 ^ uint64(game)<<8 ^ uint64(player)
+	// splitmix64 finaliser
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Run plays the match and returns its result; ctx cancels it (the games
+// finished so far are returned with ctx's error).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Pairs < 1 {
+		return nil, fmt.Errorf("match: pairs must be at least 1")
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.MaxPlies <= 0 {
+		cfg.MaxPlies = 1000
+	}
+	if cfg.Variant.Setup == 0 {
+		cfg.Variant = engine.DefaultVariant()
+	}
+	openings, err := Openings(cfg.Variant, cfg.OpeningPlies, cfg.Pairs, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	total := 2 * cfg.Pairs
+	results := make([]GameResult, total)
+	jobs := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p1, p2 := cfg.Player1.New(), cfg.Player2.New() // one Searcher per goroutine
+			for j := range jobs {
+				pair, game := j/2, j%2
+				r := playGame(ctx, cfg, openings[pair%len(openings)].Moves, p1, p2, pair, game)
+				r.Opening = pair % len(openings)
+				results[j] = r
+				mu.Lock()
+				done++
+				if cfg.Progress != nil {
+					cfg.Progress(done, total, r)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for j := 0; j < total; j++ {
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	res := summarize(cfg, results[:min(total, len(results))], len(openings))
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	for _, g := range results {
+		if g.Err != "" {
+			return res, fmt.Errorf("match: pair %d game %d: %s", g.Pair, g.Game, g.Err)
+		}
+	}
+	return res, nil
+}
+
+// playGame plays game (0 or 1) of a pair: in game 0 player 1 has Red, the
+// side that moves first in the default variant; in game 1 Black.
+func playGame(ctx context.Context, cfg Config, opening []string, p1, p2 players.Player, pair, game int) GameResult {
+	r := GameResult{Pair: pair, Game: game, P1Side: engine.Side(game)}
+	g, err := engine.NewGame(cfg.Variant)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	for _, m := range opening {
+		if _, err := g.PlayText(m); err != nil {
+			r.Err = err.Error()
+			return r
+		}
+	}
+	p1.NewGame(gameSeed(cfg.Seed, pair, game, 1))
+	p2.NewGame(gameSeed(cfg.Seed, pair, game, 2))
+	for !g.Outcome().Over() {
+		if g.Ply() >= cfg.MaxPlies {
+			r.Adjudicated = true
+			break
+		}
+		mover := p2
+		if cur := g.Position(); cur.SideToMove() == r.P1Side {
+			mover = p1
+		}
+		m, err := mover.Move(ctx, players.StateOf(g))
+		if err != nil {
+			r.Err = fmt.Sprintf("%s at ply %d: %v", mover.Name(), g.Ply(), err)
+			break
+		}
+		if err := g.Play(m); err != nil {
+			r.Err = fmt.Sprintf("%s played an illegal move %s at ply %d: %v", mover.Name(), m, g.Ply(), err)
+			break
+		}
+	}
+	r.Outcome, r.Plies, r.Final = g.Outcome(), g.Ply(), g.Position().String()
+	for _, m := range g.Moves() {
+		r.Moves = append(r.Moves, m.String())
+	}
+	switch r.Outcome.Result {
+	case engine.WinFor(r.P1Side):
+		r.Points = 1
+	case engine.WinFor(r.P1Side ^ 1):
+		r.Points = 0
+	default: // draw or adjudicated
+		r.Points = 0.5
+	}
+	return r
+}
+
+func summarize(cfg Config, games []GameResult, nOpenings int) *Result {
+	res := &Result{Player1: cfg.Player1.String(), Player2: cfg.Player2.String(), Games: games,
+		Openings: nOpenings, DrawReasons: map[string]int{}}
+	pairPoints := map[int]float64{}
+	pairGames := map[int]int{}
+	plies := 0
+	n := 0
+	for _, g := range games {
+		if g.Plies == 0 && g.Outcome == (engine.Outcome{}) && !g.Adjudicated {
+			continue // never played (cancelled)
+		}
+		n++
+		plies += g.Plies
+		switch g.Points {
+		case 1:
+			res.Wins++
+		case 0:
+			res.Losses++
+		default:
+			res.Draws++
+			if g.Adjudicated {
+				res.Adjudicated++
+				res.DrawReasons["max plies"]++
+			} else {
+				res.DrawReasons[g.Outcome.Reason.String()]++
+			}
+		}
+		pairPoints[g.Pair] += g.Points
+		pairGames[g.Pair]++
+	}
+	for pair, k := range pairGames {
+		if k == 2 {
+			res.Penta[int(pairPoints[pair]*2)]++
+		}
+	}
+	res.Stats = ComputeStats(res.Penta)
+	if n > 0 {
+		res.AvgPlies = float64(plies) / float64(n)
+	}
+	return res
+}
