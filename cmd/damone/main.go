@@ -3,6 +3,10 @@
 //	damone serve [flags]            run the service (gRPC :9090, REST :8080, metrics :9102)
 //	damone perft [flags] DEPTH      count the legal-move tree (perft)
 //	damone moves [flags]            list the legal moves of a position
+//	damone analyze [flags]          search a position, printing the best lines as it deepens
+//	damone play [flags]             play the engine in the terminal
+//	damone match [flags]            play an engine or baseline match with statistics
+//	damone bench [flags]            load a running server and report throughput and latency
 //	damone version                  print the version
 //
 // Run "damone COMMAND --help" for a command's flags.
