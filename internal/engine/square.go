@@ -102,8 +102,16 @@ func (s Square) String() string {
 	if s >= 64 {
 		return "-"
 	}
-	return string([]byte{'a' + byte(s.File()), '1' + byte(s.Row())})
+	return squareNames[s]
 }
+
+// squareNames holds every square's name, so naming one allocates nothing.
+var squareNames = func() (names [64]string) {
+	for s := range names {
+		names[s] = string([]byte{'a' + byte(s&7), '1' + byte(s>>3)})
+	}
+	return names
+}()
 
 // Squares lists the 32 playing squares in order a1..h8 by row, then file.
 var Squares = func() []Square {

@@ -121,8 +121,10 @@ func positionToProto(p *engine.Position) *damonev1.Position {
 		NoProgressPlies: int32(p.NoProgress()),
 		Text:            p.String(),
 	}
+	msgs := make([]damonev1.Piece, len(pieces)) // one allocation for all
 	for i, pc := range pieces {
-		out.Pieces[i] = &damonev1.Piece{Square: pc.Square.String(), Side: sideToProto[pc.Side], Rank: rankToProto[pc.Rank]}
+		msgs[i].Square, msgs[i].Side, msgs[i].Rank = pc.Square.String(), sideToProto[pc.Side], rankToProto[pc.Rank]
+		out.Pieces[i] = &msgs[i]
 	}
 	return out
 }
@@ -218,18 +220,25 @@ func moveToProto(before *engine.Position, m *engine.Move) *damonev1.Move {
 
 func playedToProto(pm games.PlayedMove) *damonev1.Move {
 	m := &pm.Move
+	landings := m.Landings()
 	out := &damonev1.Move{
-		Notation: m.String(),
-		Side:     sideToProto[pm.Side],
-		Rank:     rankToProto[m.Rank()],
-		Origin:   m.From().String(),
+		Notation:       m.String(),
+		Side:           sideToProto[pm.Side],
+		Rank:           rankToProto[m.Rank()],
+		Origin:         m.From().String(),
+		LandingSquares: make([]string, len(landings)),
 	}
-	for _, s := range m.Landings() {
-		out.LandingSquares = append(out.LandingSquares, s.String())
+	for i, s := range landings {
+		out.LandingSquares[i] = s.String()
 	}
-	for _, c := range pm.Captured {
-		out.CapturedPieces = append(out.CapturedPieces, &damonev1.Piece{
-			Square: c.Square.String(), Side: sideToProto[c.Side], Rank: rankToProto[c.Rank]})
+	if len(pm.Captured) > 0 {
+		// One allocation for all the captured pieces.
+		pieces := make([]damonev1.Piece, len(pm.Captured))
+		out.CapturedPieces = make([]*damonev1.Piece, len(pm.Captured))
+		for i, c := range pm.Captured {
+			pieces[i].Square, pieces[i].Side, pieces[i].Rank = c.Square.String(), sideToProto[c.Side], rankToProto[c.Rank]
+			out.CapturedPieces[i] = &pieces[i]
+		}
 	}
 	if r, ok := m.Promotion(); ok {
 		out.Promotion = rankToProto[r]

@@ -196,8 +196,12 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 		return toStatus(err)
 	}
 	err = s.games.Watch(stream.Context(), id, req.GetSinceSequence(), func(e *games.Event) error {
-		// Convert a live event once for all its watchers.
-		return stream.Send(e.Rendered(renderEvent).(*damonev1.GameEvent))
+		// A live event is converted and encoded once for all its watchers.
+		r := e.Rendered(renderEvent)
+		if err, ok := r.(error); ok {
+			return err
+		}
+		return stream.SendMsg(r)
 	})
 	return toStatus(named(err, req.GetName()))
 }
@@ -223,4 +227,11 @@ func named(err error, name string) error {
 	return err
 }
 
-func renderEvent(e *games.Event) any { return eventToProto(e) }
+// renderEvent returns the event in wire form (an *encoded), or an error.
+func renderEvent(e *games.Event) any {
+	enc, err := encode(eventToProto(e))
+	if err != nil {
+		return err
+	}
+	return enc
+}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -93,7 +94,7 @@ func (s *RulesServer) ListLegalMoves(_ context.Context, req *damonev1.ListLegalM
 	for i := range moves {
 		out.Moves[i] = moveToProto(&pos, &moves[i])
 	}
-	sort.Slice(out.Moves, func(i, j int) bool { return out.Moves[i].Notation < out.Moves[j].Notation })
+	slices.SortFunc(out.Moves, func(a, b *damonev1.Move) int { return strings.Compare(a.Notation, b.Notation) })
 	return out, nil
 }
 
@@ -165,7 +166,7 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 		}
 	}
 	s.observe.ObserveMovegen("perft", time.Since(t0))
-	sort.Slice(out.Divisions, func(i, j int) bool { return out.Divisions[i].Move < out.Divisions[j].Move })
+	slices.SortFunc(out.Divisions, func(a, b *damonev1.PerftResponse_Division) int { return strings.Compare(a.Move, b.Move) })
 	return out, nil
 }
 

@@ -122,6 +122,7 @@ func New(cfg Config) (*Server, error) {
 
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
+		grpc.ForceServerCodecV2(newCodec()),
 		// Long-lived workers serve calls, instead of a new goroutine (and
 		// stack growth) per call; grpc-go still starts a goroutine when
 		// all workers are busy, e.g. with watch streams.
