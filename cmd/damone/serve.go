@@ -38,7 +38,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
 	tableMB := fs.Int("search-table-mb", 16, "transposition table per search, in MiB")
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
-	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once")
+	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
 	maxEngineTime := fs.Duration("max-engine-move-time", 10*time.Second, "longest the engine thinks per move in games against it")
 	storeKind := fs.String("store", "embedded", "game store: embedded (a file under --data-dir), memory (lost at exit) or postgres (--postgres-dsn; for several replicas)")
 	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")

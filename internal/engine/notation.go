@@ -50,7 +50,7 @@ type MoveError struct {
 	Candidates []Move        // for MoveAmbiguous, the matching moves
 }
 
-func (e *MoveError) Error() string { return fmt.Sprintf("move %q: %s", e.Text, e.Reason) }
+func (e *MoveError) Error() string { return fmt.Sprintf("move %s: %s", Quote(e.Text), e.Reason) }
 
 // ParseMove reads a move in the notation of RULES.md, Notation, and returns
 // the legal move it names. It accepts a step ("e2-d3"), a capture with all
@@ -91,7 +91,7 @@ func (p *Position) ParseMove(text string) (Move, error) {
 		if len(path) == 1 {
 			var cands []Move
 			for i := range legal {
-				if legal[i].from == from && legal[i].to == to {
+				if legal[i].n > 0 && legal[i].from == from && legal[i].to == to {
 					cands = append(cands, legal[i])
 				}
 			}

@@ -214,7 +214,7 @@ func ParseSetup(text string) (Setup, error) {
 	case "NO-DAMONE", "NO_DAMONE", "NODAMONE":
 		return SetupNoDamone, nil
 	}
-	return 0, fmt.Errorf("unknown setup %q (want standard or no-damone)", text)
+	return 0, fmt.Errorf("unknown setup %s (want standard or no-damone)", Quote(text))
 }
 
 // StartPosition returns the starting position of a standard or no-Damone

@@ -6,7 +6,10 @@
 // cite its sections, e.g. "RULES.md, Captures".
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // Side is one of the two players. Red starts in the lower-right corner (h1),
 // Black in the upper-left (a8) (RULES.md, Sides and setup).
@@ -131,7 +134,7 @@ type SquareError struct {
 }
 
 func (e *SquareError) Error() string {
-	return fmt.Sprintf("invalid square %q: %s", e.Text, e.Reason)
+	return fmt.Sprintf("invalid square %s: %s", Quote(e.Text), e.Reason)
 }
 
 // ParseSquare parses an algebraic square name such as "h1". Light squares
@@ -161,7 +164,7 @@ func ParseSide(text string) (Side, error) {
 	case "BLACK", "B":
 		return Black, nil
 	}
-	return 0, fmt.Errorf("unknown side %q (want red or black)", text)
+	return 0, fmt.Errorf("unknown side %s (want red or black)", Quote(text))
 }
 
 // ParseRank parses a rank name in any case, with or without an enum prefix:
@@ -175,7 +178,7 @@ func ParseRank(text string) (Rank, error) {
 	case "DAMONE":
 		return Damone, nil
 	}
-	return 0, fmt.Errorf("unknown rank %q (want pedine, dama or damone)", text)
+	return 0, fmt.Errorf("unknown rank %s (want pedine, dama or damone)", Quote(text))
 }
 
 func normalizeEnum(text, prefix string) string {
@@ -190,4 +193,21 @@ func normalizeEnum(text, prefix string) string {
 		s = s[len(prefix):]
 	}
 	return s
+}
+
+// quoteLimit is the most of a caller's text an error message repeats.
+const quoteLimit = 40
+
+// Quote quotes a caller's text for an error message, cut to its first
+// quoteLimit bytes (marked with "..."), so a huge input never makes a
+// huge error.
+func Quote(text string) string {
+	if len(text) <= quoteLimit {
+		return fmt.Sprintf("%q", text)
+	}
+	cut := quoteLimit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q...", text[:cut])
 }

@@ -68,7 +68,7 @@ func ParsePosition(text string) (Position, error) {
 	case "":
 		return Position{}, &PositionError{"field 1 (side to move)", "missing side to move (want R or B)"}
 	default:
-		return Position{}, &PositionError{"field 1 (side to move)", fmt.Sprintf("unknown side to move %q (want R or B)", fields[0])}
+		return Position{}, &PositionError{"field 1 (side to move)", fmt.Sprintf("unknown side to move %s (want R or B)", Quote(fields[0]))}
 	}
 	var pieces []PlacedPiece
 	var seen [2]bool
@@ -84,7 +84,7 @@ func ParsePosition(text string) (Position, error) {
 		case 'B', 'b':
 			side = Black
 		default:
-			return Position{}, &PositionError{where, fmt.Sprintf("piece list must start with R or B, got %q", f[:1])}
+			return Position{}, &PositionError{where, fmt.Sprintf("piece list must start with R or B, got %s", Quote(f[:1]))}
 		}
 		if seen[side] {
 			return Position{}, &PositionError{where, fmt.Sprintf("second piece list for %s", side)}
@@ -107,12 +107,12 @@ func ParsePosition(text string) (Position, error) {
 			case 'M', 'm':
 				rank = Damone
 			default:
-				return Position{}, &PositionError{fmt.Sprintf("%s, %q", where, item),
-					fmt.Sprintf("unknown rank letter %q (want M Damone, D Dama, P Pedine)", item[:1])}
+				return Position{}, &PositionError{fmt.Sprintf("%s, %s", where, Quote(item)),
+					fmt.Sprintf("unknown rank letter %s (want M Damone, D Dama, P Pedine)", Quote(item[:1]))}
 			}
 			at, err := ParseSquare(item[1:])
 			if err != nil {
-				return Position{}, &PositionError{fmt.Sprintf("%s, %q", where, item), err.Error()}
+				return Position{}, &PositionError{fmt.Sprintf("%s, %s", where, Quote(item)), err.Error()}
 			}
 			pieces = append(pieces, PlacedPiece{at, Piece{side, rank}})
 		}
@@ -121,7 +121,7 @@ func ParsePosition(text string) (Position, error) {
 	if len(fields) == 4 {
 		n, err := strconv.Atoi(fields[3])
 		if err != nil || n < 0 || n > 65535 || fields[3] != strconv.Itoa(n) {
-			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..65535, got %q", fields[3])}
+			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..65535, got %s", Quote(fields[3]))}
 		}
 		noProgress = n
 	}

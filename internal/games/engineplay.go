@@ -26,10 +26,13 @@ type EngineObserver interface {
 }
 
 // WithEngine lets games have the engine as a player: mover chooses its
-// moves, each within maxMoveTime whatever the game asks.
-func WithEngine(mover EngineMover, maxMoveTime time.Duration) Option {
+// moves, each within maxMoveTime whatever the game asks, with at most
+// thinkers searches at once (others wait their turn), so many games
+// against the engine cannot take all the CPU and memory.
+func WithEngine(mover EngineMover, maxMoveTime time.Duration, thinkers int) Option {
 	return func(s *Service) {
 		s.engine, s.maxEngineTime = mover, maxMoveTime
+		s.engineSlots = make(chan struct{}, max(thinkers, 1))
 	}
 }
 
@@ -110,8 +113,14 @@ func (s *Service) engineMove(id string, ply int) error {
 	if moveTime <= 0 || moveTime > s.maxEngineTime {
 		moveTime = s.maxEngineTime
 	}
+	select { // wait for a free search slot
+	case s.engineSlots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	start := time.Now()
 	m, ok := s.engine.BestMove(ctx, eg.Position(), eg.History(), g.Variant, moveTime, g.Engine.Depth)
+	<-s.engineSlots
 	if !ok {
 		return ctx.Err()
 	}

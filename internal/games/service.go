@@ -55,6 +55,7 @@ type Service struct {
 
 	engine        EngineMover
 	maxEngineTime time.Duration
+	engineSlots   chan struct{}   // one token per search running for a game
 	base          context.Context // ends at Drain: stops the engine thinking
 	stopBase      context.CancelFunc
 	mu            sync.Mutex
@@ -310,8 +311,12 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			return nil, &Error{Code: CodePermissionDenied, Reason: ReasonWrongToken,
 				Message: fmt.Sprintf("the piece on %s is %s's; this token is %s's", squares[0], pc.Side, side)}
 		}
+		// Request ids are the client's, so each side has its own: a side
+		// never replays, or collides with, the other side's requests.
+		reqID := ""
 		if r.RequestID != "" {
-			if res, err := s.replayRequest(ctx, g, r); res != nil || err != nil {
+			reqID = side.String() + "/" + r.RequestID
+			if res, err := s.replayRequest(ctx, g, r, reqID); res != nil || err != nil {
 				return res, err
 			}
 		}
@@ -324,7 +329,7 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		}
 		var req *RequestRecord
 		if r.RequestID != "" {
-			req = &RequestRecord{RequestID: r.RequestID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence}
+			req = &RequestRecord{RequestID: reqID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence}
 		}
 		err = s.store.Update(ctx, g, events, req)
 		switch {
@@ -383,8 +388,8 @@ func authorize(g *Game, token string) (engine.Side, error) {
 }
 
 // replayRequest answers a retried request id with the first result.
-func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest) (*MoveResult, error) {
-	rec, err := s.store.Request(ctx, g.ID, r.RequestID)
+func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, reqID string) (*MoveResult, error) {
+	rec, err := s.store.Request(ctx, g.ID, reqID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -392,7 +397,8 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest) (*M
 		return nil, storeError(err)
 	}
 	if rec.Move != r.Move {
-		return nil, invalid("request_id", "request_id %q was already used on this game for the move %q, not %q", r.RequestID, rec.Move, r.Move)
+		return nil, invalid("request_id", "request_id %s was already used on this game for the move %s, not %s",
+			engine.Quote(r.RequestID), engine.Quote(rec.Move), engine.Quote(r.Move))
 	}
 	// The record can be newer than the game read before it: read again.
 	if rec.Ply > g.Ply() {
@@ -400,7 +406,7 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest) (*M
 			return nil, storeError(err)
 		}
 		if rec.Ply > g.Ply() {
-			return nil, fmt.Errorf("request %q records ply %d but game %s is at ply %d", r.RequestID, rec.Ply, g.ID, g.Ply())
+			return nil, fmt.Errorf("request %s records ply %d but game %s is at ply %d", engine.Quote(reqID), rec.Ply, g.ID, g.Ply())
 		}
 	}
 	// The same move and event as the first time, with the game as it is now.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -76,7 +77,7 @@ func positionFromProto(field string, p *damonev1.Position) (engine.Position, err
 			return engine.Position{}, err
 		}
 		if !other.SamePlacement(&pos) || other.NoProgress() != pos.NoProgress() {
-			return engine.Position{}, badField(field, "text %q and the structured form (%s) describe different positions", p.GetText(), other.String())
+			return engine.Position{}, badField(field, "text %s and the structured form (%s) describe different positions", engine.Quote(p.GetText()), other.String())
 		}
 		return pos, nil
 	}
@@ -115,6 +116,8 @@ func structuredPosition(field string, p *damonev1.Position) (engine.Position, er
 
 func positionToProto(p *engine.Position) *damonev1.Position {
 	pieces := p.Pieces()
+	// The contract lists pieces by square, a1 to h8 row by row.
+	slices.SortFunc(pieces, func(a, b engine.PlacedPiece) int { return int(a.Square) - int(b.Square) })
 	out := &damonev1.Position{
 		SideToMove:      sideToProto[p.SideToMove()],
 		Pieces:          make([]*damonev1.Piece, len(pieces)),
@@ -279,12 +282,12 @@ func gameName(id string) string { return gamePrefix + id }
 // gameID reads a resource name "games/{game}".
 func gameID(field, name string) (string, error) {
 	if len(name) <= len(gamePrefix) || name[:len(gamePrefix)] != gamePrefix {
-		return "", badField(field, "must be a game resource name like games/0193a7c2-...; got %q", name)
+		return "", badField(field, "must be a game resource name like games/0193a7c2-...; got %s", engine.Quote(name))
 	}
 	id := name[len(gamePrefix):]
 	for _, c := range id {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') || len(id) > 64 {
-			return "", badField(field, "game id %q has characters other than letters, digits, '-' and '_' or is too long", id)
+			return "", badField(field, "game id %s has characters other than letters, digits, '-' and '_' or is too long", engine.Quote(id))
 		}
 	}
 	return id, nil

@@ -65,8 +65,9 @@ type Config struct {
 	// headless Service picks up pods added since; 0 keeps connections.
 	MaxConnectionAge time.Duration
 	// Engine settings: the search's table size per searcher (MiB), the cap
-	// on one analysis's time and on analyses at once, and the cap on the
-	// engine's thinking time per move in games against it.
+	// on one analysis's time and on analyses at once (also the number of
+	// engine moves in games searched at once; more wait their turn), and
+	// the cap on the engine's thinking time per move in games against it.
 	SearchTableMB     int
 	MaxAnalysisTime   time.Duration
 	MaxAnalyses       int
@@ -104,7 +105,7 @@ func New(cfg Config) (*Server, error) {
 	s.search = search.NewPool(cfg.SearchTableMB)
 	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits,
 		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
-		games.WithEngine(s.search, cfg.MaxEngineMoveTime))
+		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses))
 
 	var err error
 	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
