@@ -2,7 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -12,6 +16,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
 )
 
 // newGateway returns the REST/JSON gateway: it calls the gRPC server over
@@ -29,6 +35,7 @@ func newGateway(grpcAddr string) (http.Handler, *grpc.ClientConn, error) {
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 		}),
 		runtime.WithErrorHandler(errorHandler),
+		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithStreamErrorHandler(streamErrorHandler),
 	)
 	ctx := context.Background()
@@ -64,9 +71,44 @@ func httpStatus(st *status.Status) int {
 }
 
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	code := 0
+	var tooBig *http.MaxBytesError
+	// The gateway turns a body cut at --max-request-bytes into a plain
+	// INVALID_ARGUMENT with the reader's message; recognise both forms.
+	if errors.As(err, &tooBig) || strings.Contains(status.Convert(err).Message(), "http: request body too large") {
+		err = withInfo(codes.ResourceExhausted,
+			fmt.Sprintf("the request body is larger than the server's limit of %d bytes (setting max-request-bytes)", maxRequestBytes(ctx)),
+			games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.FormatInt(maxRequestBytes(ctx), 10)})
+		code = http.StatusRequestEntityTooLarge
+	} else if st := status.Convert(err); len(st.Details()) == 0 && st.Code() == codes.InvalidArgument {
+		// The gateway itself refused the request (JSON it cannot decode
+		// into the method's request, a bad query parameter): give it the
+		// error model's details like every other error.
+		err = invalidStatus("body", "the request does not decode as this method's request message: "+st.Message())
+	}
 	st := status.Convert(err)
-	code := httpStatus(st)
+	if code == 0 {
+		code = httpStatus(st)
+	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: code}, r, err)
+}
+
+// routingErrorHandler answers a request that matches no route in the
+// error model: 404 for an unknown path, 405 for a known path with another
+// method.
+func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
+	var err error
+	switch httpCode {
+	case http.StatusMethodNotAllowed:
+		err = withInfo(codes.Unimplemented, fmt.Sprintf("%s is not allowed on %s (see docs/api.md for each route's method)", r.Method, r.URL.Path),
+			games.ReasonInvalidRequest, nil)
+	case http.StatusNotFound:
+		err = withInfo(codes.NotFound, fmt.Sprintf("no route %s %s (see docs/api.md for the routes)", r.Method, engine.Quote(r.URL.Path)),
+			games.ReasonInvalidRequest, nil)
+	default:
+		err = invalidStatus("body", http.StatusText(httpCode))
+	}
+	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: httpCode}, r, err)
 }
 
 // statusOverride replaces the status code the default handler writes.
@@ -87,4 +129,20 @@ func (s *statusOverride) Flush() {
 // stream's final {"error": ...} line.
 func streamErrorHandler(_ context.Context, err error) *status.Status {
 	return status.Convert(err)
+}
+
+type maxBytesKey struct{}
+
+// withMaxBytes limits request bodies to limit bytes and tells the error
+// handler the limit.
+func withMaxBytes(h http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), maxBytesKey{}, limit)))
+	})
+}
+
+func maxRequestBytes(ctx context.Context) int64 {
+	n, _ := ctx.Value(maxBytesKey{}).(int64)
+	return n
 }

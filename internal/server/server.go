@@ -173,7 +173,7 @@ func New(cfg Config) (*Server, error) {
 			writePlain(w, http.StatusServiceUnavailable, "not ready")
 		}
 	})
-	mux.Handle("/", http.MaxBytesHandler(gw, int64(cfg.MaxRequestBytes)))
+	mux.Handle("/", withMaxBytes(gw, int64(cfg.MaxRequestBytes)))
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
