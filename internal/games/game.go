@@ -5,6 +5,8 @@
 package games
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -63,9 +65,14 @@ func (g *Game) Ply() int { return len(g.Moves) }
 // Over reports whether the game has ended.
 func (g *Game) Over() bool { return g.Outcome.Over() }
 
-// Etag returns the game's entity tag: it changes with every change to the
-// game, so a client can make a change conditional on what it last read.
-func (g *Game) Etag() string { return `"` + strconv.FormatInt(g.Version, 10) + `"` }
+// Etag returns the game's entity tag, e.g. "7-1f3a9c": it changes with
+// every change to the game, so a client can make a change conditional on
+// what it last read. The version number with a short digest of the game
+// and version keeps it opaque: clients compare it, never parse it.
+func (g *Game) Etag() string {
+	sum := sha256.Sum256([]byte(g.ID + "/" + strconv.FormatInt(g.Version, 10)))
+	return strconv.FormatInt(g.Version, 10) + "-" + hex.EncodeToString(sum[:3])
+}
 
 // Clone returns a deep copy, so a store can hand out games that callers
 // may change without touching what it holds.

@@ -99,10 +99,13 @@ const (
 	ErrorReason_ERROR_REASON_WRONG_TOKEN ErrorReason = 12
 	// RESOURCE_EXHAUSTED: a server limit was reached. Metadata: `limit` (which
 	// one: `perft_depth` (PerftRequest.depth above the server's maximum),
-	// `games` (the number of stored games), `watchers` (concurrent WatchGame
-	// streams), `rate` (requests per client and second); clients must accept
-	// other values); `maximum` (the limit's value, where it has one). Retry
-	// later, or with a smaller request.
+	// `games` (the number of stored games), `watchers` and
+	// `watchers_per_game` (open WatchGame streams), `watch_buffer` (a watcher
+	// fell too far behind: watch again from its last sequence), `analyses`
+	// (AnalyzePosition calls at once), `analysis_time` (a move_time above
+	// the cap), `request_bytes` (a REST body above the size limit); clients
+	// must accept other values); `maximum` (the limit's value). Retry later,
+	// or with a smaller request.
 	ErrorReason_ERROR_REASON_LIMIT_EXCEEDED ErrorReason = 13
 	// OUT_OF_RANGE: WatchGameRequest.since_sequence is above the game's latest
 	// event sequence. Metadata: `last_event_sequence`.

@@ -84,7 +84,7 @@ type CreateGameResponse struct {
 	Game *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
 	// Red's secret token (empty when the engine plays Red): an opaque string
 	// of at most 128 printable ASCII
-	// characters, e.g. `r_3q9ZkT0vYcM2xW8eLh5pNf`. Send it as
+	// characters, e.g. `Wq3v0N6rX1cJmS8yT2bLk5pF9hA4dE7gU0iO3zY6xC1`. Send it as
 	// `authorization: Bearer <token>` to act for Red. Returned only here,
 	// once; keep it secret.
 	RedToken string `protobuf:"bytes,2,opt,name=red_token,json=redToken,proto3" json:"red_token,omitempty"`

@@ -39,9 +39,9 @@ const (
 // Errors (see ErrorReason for every reason and its metadata): every method
 // returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
 // for a malformed request, and may return RESOURCE_EXHAUSTED (reason
-// LIMIT_EXCEEDED, `limit` = `rate`) when the caller sends too many
-// requests, UNAVAILABLE while the server is starting or stopping (retry
-// with backoff), and DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+// LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
+// server is starting or stopping (retry with backoff), and
+// DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
 type RulesServiceClient interface {
 	// Returns the starting position of a variant: the standard or no-Damone
 	// setup with its first player, or the custom start position normalised
@@ -148,9 +148,9 @@ func (c *rulesServiceClient) Perft(ctx context.Context, in *PerftRequest, opts .
 // Errors (see ErrorReason for every reason and its metadata): every method
 // returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
 // for a malformed request, and may return RESOURCE_EXHAUSTED (reason
-// LIMIT_EXCEEDED, `limit` = `rate`) when the caller sends too many
-// requests, UNAVAILABLE while the server is starting or stopping (retry
-// with backoff), and DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+// LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
+// server is starting or stopping (retry with backoff), and
+// DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
 type RulesServiceServer interface {
 	// Returns the starting position of a variant: the standard or no-Damone
 	// setup with its first player, or the custom start position normalised

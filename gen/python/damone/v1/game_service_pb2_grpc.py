@@ -22,8 +22,8 @@ class GameServiceStub(object):
     returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
     for a malformed request, e.g. a `name` not of the form `games/{game}`;
     every method on one game returns NOT_FOUND (GAME_NOT_FOUND) if it does
-    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED,
-    `limit` = `rate`) when the caller sends too many requests, UNAVAILABLE
+    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED)
+    when a server limit is reached, UNAVAILABLE
     while the server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
     in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
@@ -94,8 +94,8 @@ class GameServiceServicer(object):
     returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
     for a malformed request, e.g. a `name` not of the form `games/{game}`;
     every method on one game returns NOT_FOUND (GAME_NOT_FOUND) if it does
-    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED,
-    `limit` = `rate`) when the caller sends too many requests, UNAVAILABLE
+    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED)
+    when a server limit is reached, UNAVAILABLE
     while the server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
     in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
@@ -306,8 +306,8 @@ class GameService(object):
     returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
     for a malformed request, e.g. a `name` not of the form `games/{game}`;
     every method on one game returns NOT_FOUND (GAME_NOT_FOUND) if it does
-    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED,
-    `limit` = `rate`) when the caller sends too many requests, UNAVAILABLE
+    not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED)
+    when a server limit is reached, UNAVAILABLE
     while the server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
     in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,

@@ -157,10 +157,13 @@ export enum ErrorReason {
   /**
    * RESOURCE_EXHAUSTED: a server limit was reached. Metadata: `limit` (which
    * one: `perft_depth` (PerftRequest.depth above the server's maximum),
-   * `games` (the number of stored games), `watchers` (concurrent WatchGame
-   * streams), `rate` (requests per client and second); clients must accept
-   * other values); `maximum` (the limit's value, where it has one). Retry
-   * later, or with a smaller request.
+   * `games` (the number of stored games), `watchers` and
+   * `watchers_per_game` (open WatchGame streams), `watch_buffer` (a watcher
+   * fell too far behind: watch again from its last sequence), `analyses`
+   * (AnalyzePosition calls at once), `analysis_time` (a move_time above
+   * the cap), `request_bytes` (a REST body above the size limit); clients
+   * must accept other values); `maximum` (the limit's value). Retry later,
+   * or with a smaller request.
    *
    * @generated from enum value: ERROR_REASON_LIMIT_EXCEEDED = 13;
    */

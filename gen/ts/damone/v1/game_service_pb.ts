@@ -63,7 +63,7 @@ export type CreateGameResponse = Message<"damone.v1.CreateGameResponse"> & {
   /**
    * Red's secret token (empty when the engine plays Red): an opaque string
    * of at most 128 printable ASCII
-   * characters, e.g. `r_3q9ZkT0vYcM2xW8eLh5pNf`. Send it as
+   * characters, e.g. `Wq3v0N6rX1cJmS8yT2bLk5pF9hA4dE7gU0iO3zY6xC1`. Send it as
    * `authorization: Bearer <token>` to act for Red. Returned only here,
    * once; keep it secret.
    *
@@ -471,8 +471,8 @@ export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*
  * returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
  * for a malformed request, e.g. a `name` not of the form `games/{game}`;
  * every method on one game returns NOT_FOUND (GAME_NOT_FOUND) if it does
- * not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED,
- * `limit` = `rate`) when the caller sends too many requests, UNAVAILABLE
+ * not exist. Any method may return RESOURCE_EXHAUSTED (LIMIT_EXCEEDED)
+ * when a server limit is reached, UNAVAILABLE
  * while the server is starting or stopping (retry with backoff), and
  * DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
  * in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,

@@ -327,9 +327,9 @@ export const PerftResponse_DivisionSchema: GenMessage<PerftResponse_Division> = 
  * Errors (see ErrorReason for every reason and its metadata): every method
  * returns INVALID_ARGUMENT (reason INVALID_REQUEST, with field violations)
  * for a malformed request, and may return RESOURCE_EXHAUSTED (reason
- * LIMIT_EXCEEDED, `limit` = `rate`) when the caller sends too many
- * requests, UNAVAILABLE while the server is starting or stopping (retry
- * with backoff), and DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+ * LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
+ * server is starting or stopping (retry with backoff), and
+ * DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
  *
  * @generated from service damone.v1.RulesService
  */
