@@ -59,6 +59,12 @@ Flags:`)
 	if *depth < 0 || *nodes < 0 || *movetime < 0 {
 		return nil, usagef("--depth, --nodes and --movetime must not be negative")
 	}
+	if *depth > search.MaxDepth {
+		return nil, usagef("--depth must be at most %d", search.MaxDepth)
+	}
+	if *hash < 1 || *hash > 4096 {
+		return nil, usagef("--hash must be 1..4096 MiB, got %d", *hash)
+	}
 	if *lines < 1 || *lines > search.MaxLines {
 		return nil, usagef("--lines must be 1..%d", search.MaxLines)
 	}

@@ -56,6 +56,9 @@ Flags:`)
 	if a.variant.FirstPlayer, err = engine.ParseSide(*first); err != nil {
 		return nil, usagef("--first: %v", err)
 	}
+	if *depth > search.MaxDepth {
+		return nil, usagef("--depth must be at most %d", search.MaxDepth)
+	}
 	if *nodes < 0 || *depth < 0 || *movetime < 0 {
 		return nil, usagef("--movetime, --nodes and --depth must not be negative")
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -63,6 +64,9 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
+		if strings.Contains(err.Error(), "parse error") {
+			err = fmt.Errorf("%v (durations need a unit, e.g. 20s or 500ms; sizes and counts are whole numbers)", err)
+		}
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
@@ -73,9 +77,23 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	// A misspelt variable would be ignored silently: say so.
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix+"_") || strings.HasPrefix(name, envPrefix+"_TEST_") {
+			continue
+		}
+		if fs.Lookup(strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, envPrefix+"_"), "_", "-"))) == nil {
+			logger.Warn("ignoring an environment variable that is no setting of damone serve (misspelt?)", "variable", name)
+		}
+	}
 	for name, addr := range map[string]string{"grpc-addr": *grpcAddr, "http-addr": *httpAddr, "metrics-addr": *metricsAddr} {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
 			return usagef("--%s %q: want host:port or :port (%v)", name, addr, err)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return usagef("--%s %q: the port must be a number 0..65535", name, addr)
 		}
 	}
 	checks := []struct {

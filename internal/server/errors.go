@@ -118,8 +118,14 @@ func addMoveMetadata(md map[string]string, me *engine.MoveError, moves []string)
 	}
 }
 
+// invalidStatus is INVALID_ARGUMENT for one malformed field: the message
+// names the field, the BadRequest violation carries it on its own.
 func invalidStatus(field, msg string) error {
-	st := status.New(codes.InvalidArgument, msg)
+	text := msg
+	if field != "" && !strings.HasPrefix(msg, field) {
+		text = field + ": " + msg
+	}
+	st := status.New(codes.InvalidArgument, text)
 	st, _ = st.WithDetails(
 		&errdetails.ErrorInfo{Reason: games.ReasonInvalidRequest, Domain: errorDomain},
 		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: msg}}},

@@ -294,7 +294,7 @@ func (s *Server) shutdown() {
 	}
 	s.gatewayConn.Close()
 	s.metricsSrv.Close()
-	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond))
+	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String())
 }
 
 func (s *Server) closeListeners() {
