@@ -34,7 +34,8 @@ func (s Score) Plies() (int, bool) {
 	return 0, false
 }
 
-// The evaluation weights, all in hundredths of a Pedine, in one place.
+// The evaluation weights, all in hundredths of a Pedine, in one place
+// (docs/engine.md, Evaluation, explains them too).
 //
 //   - Material by rank. A Dama moves and captures in all four directions and
 //     can take Damas and Pedines, so it is worth about three Pedines; a
@@ -49,6 +50,19 @@ func (s Score) Plies() (int, bool) {
 //   - Mobility: each available step, since a side short of moves is close
 //     to losing by stalemate (which is a loss in this game).
 //   - Tempo: the side to move is a little better off.
+//   - Mop-up, only when one side leads by at least mopUpLead in material
+//     (the immune bonus counted). Such endings are won by capturing the
+//     last pieces or by stalemating them, and a piece on an edge square can
+//     never be captured (there is no square beyond it), so the stronger
+//     side needs a gradient that leads somewhere within the no-progress
+//     window: it gains mopUpMobility for every step the weaker side lacks
+//     (on top of mobilityPerStep), and for each of its Damones and Damas
+//     a bonus that grows as it comes closer (in king steps) to the nearest
+//     weaker piece: mopUpDamone per step for a Damone (which may walk up
+//     to anything once immune), mopUpDama for a Dama.
+//     Also a trade-down bonus, up to leadPerMille of the lead, that grows
+//     as the weaker side's material shrinks: fewer defenders, fewer ways
+//     to block or shuttle.
 const (
 	valuePedine       = 100
 	valueDama         = 300
@@ -58,7 +72,49 @@ const (
 	damaAdvancement   = 2 // per step closer to the Damone corner
 	mobilityPerStep   = 4
 	tempo             = 10
+
+	mopUpLead     = 200 // material lead that switches the mop-up terms on
+	mopUpMobility = 10  // per step the weaker side has, against it
+	mopUpDamone   = 8   // per king step closer to the nearest weaker piece
+	mopUpDama     = 3   // likewise for a Dama
+	leadPerMille  = 150 // trade-down bonus, per mille of the lead (see tradeBonus)
 )
+
+// The search's draw scores, in the same units (docs/engine.md, Draw
+// awareness).
+//
+//   - contempt: a draw (repetition or no progress) inside the search
+//     scores -contempt for the side to move at the root and +contempt for
+//     its opponent, unless the root's static evaluation is below
+//     -contemptOff (clearly behind, a draw is welcome and scores 0). A
+//     draw is then the worst outcome the root side can settle for short of
+//     a worse evaluation, so it stops repeating or shuffling in positions
+//     it does not judge lost.
+//   - noProgressScale: a static evaluation at a no-progress count of n is
+//     multiplied by (noProgressScale·L − n)/(noProgressScale·L), L being
+//     the variant's limit (two-thirds at the limit with 3): of two lines
+//     equal otherwise, the one that captures or promotes sooner scores
+//     further from 0, so the side ahead makes progress early instead of
+//     drifting to the no-progress draw.
+const (
+	contempt        = 25
+	contemptOff     = 100
+	noProgressScale = 3
+)
+
+// kingDistance[a][b] is the number of diagonal steps between two dark
+// squares on an empty board (the Chebyshev distance: two dark squares
+// always have the same colour, so max(|Δfile|, |Δrank|) steps suffice).
+var kingDistance [64][64]uint8
+
+func init() {
+	for a := 0; a < 64; a++ {
+		for b := 0; b < 64; b++ {
+			df, dr := a&7-b&7, a>>3-b>>3
+			kingDistance[a][b] = uint8(max(df, -df, dr, -dr))
+		}
+	}
+}
 
 // promotionDistance[side][rank][sq] is the number of steps, along the
 // piece's own directions on an empty board, from sq to its nearest
@@ -110,24 +166,68 @@ func bfs(targets uint64, dirs uint8) [64]int {
 // point of view, in hundredths of a Pedine.
 func Evaluate(p *engine.Position) Score {
 	us := p.SideToMove()
-	return sideScore(p, us) - sideScore(p, us^1) + tempo
+	mu, mt := material(p, us), material(p, us^1)
+	score := mu - mt + positional(p, us) - positional(p, us^1) + tempo
+	switch lead := mu - mt; {
+	case lead >= mopUpLead:
+		score += mopUp(p, us, lead, mt)
+	case -lead >= mopUpLead:
+		score -= mopUp(p, us^1, -lead, mu)
+	}
+	return Score(score)
 }
 
-func sideScore(p *engine.Position, s engine.Side) Score {
-	pedines := p.Bitboard(s, engine.Pedine)
-	damas := p.Bitboard(s, engine.Dama)
-	damones := p.Bitboard(s, engine.Damone)
-	score := valuePedine*bits.OnesCount64(pedines) + valueDama*bits.OnesCount64(damas) +
-		valueDamone*bits.OnesCount64(damones)
-	if damones != 0 && p.Bitboard(s^1, engine.Damone) == 0 {
+// material is side s's material, the immune Damone's bonus included.
+func material(p *engine.Position, s engine.Side) int {
+	score := valuePedine*p.Count(s, engine.Pedine) + valueDama*p.Count(s, engine.Dama) +
+		valueDamone*p.Count(s, engine.Damone)
+	if p.Bitboard(s, engine.Damone) != 0 && p.Bitboard(s^1, engine.Damone) == 0 {
 		score += damoneImmune
 	}
-	for b := pedines; b != 0; b &= b - 1 {
+	return score
+}
+
+func positional(p *engine.Position, s engine.Side) int {
+	score := 0
+	for b := p.Bitboard(s, engine.Pedine); b != 0; b &= b - 1 {
 		score += pedineAdvancement * promotionDistance[s][engine.Pedine][bits.TrailingZeros64(b)]
 	}
-	for b := damas; b != 0; b &= b - 1 {
+	for b := p.Bitboard(s, engine.Dama); b != 0; b &= b - 1 {
 		score += damaAdvancement * promotionDistance[s][engine.Dama][bits.TrailingZeros64(b)]
 	}
-	score += mobilityPerStep * p.StepTargets(s)
-	return Score(score)
+	return score + mobilityPerStep*p.StepTargets(s)
+}
+
+// mopUp is the stronger side's bonus in an ending it leads by lead, the
+// weaker side having weakMaterial (see the weights above).
+func mopUp(p *engine.Position, strong engine.Side, lead, weakMaterial int) int {
+	weak := strong ^ 1
+	bonus := -mopUpMobility*p.StepTargets(weak) + tradeBonus(lead, weakMaterial)
+	targets := p.Bitboard(weak, engine.Pedine) | p.Bitboard(weak, engine.Dama) | p.Bitboard(weak, engine.Damone)
+	if targets == 0 {
+		return bonus
+	}
+	for b := p.Bitboard(strong, engine.Damone); b != 0; b &= b - 1 {
+		bonus += mopUpDamone * (7 - nearest(bits.TrailingZeros64(b), targets))
+	}
+	for b := p.Bitboard(strong, engine.Dama); b != 0; b &= b - 1 {
+		bonus += mopUpDama * (7 - nearest(bits.TrailingZeros64(b), targets))
+	}
+	return bonus
+}
+
+// tradeBonus rewards the side ahead for trading down: leadPerMille of the
+// lead when the weaker side has nothing left to trade, less as it has more
+// (half at 1600, a full army's material without the Damone's bonus).
+func tradeBonus(lead, weakMaterial int) int {
+	return lead * leadPerMille / 1000 * 1600 / (1600 + weakMaterial)
+}
+
+// nearest returns the king distance from sq to the closest square of targets.
+func nearest(sq int, targets uint64) int {
+	d := 7
+	for b := targets; b != 0; b &= b - 1 {
+		d = min(d, int(kingDistance[sq][bits.TrailingZeros64(b)]))
+	}
+	return d
 }

@@ -96,6 +96,7 @@ type Searcher struct {
 	deadline   time.Time
 	ctx        context.Context
 	rootSkip   []engine.Move // root moves excluded (multi-PV)
+	drawScore  [2]Score      // a draw's score for the side to move at even, odd plies
 	cancelled  atomic.Bool
 }
 
@@ -152,6 +153,10 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 	}
 
 	s.pos[0] = pos
+	s.drawScore = [2]Score{}
+	if Evaluate(&pos) >= -contemptOff {
+		s.drawScore = [2]Score{-contempt, contempt}
+	}
 	var res Result
 	rootMoves := pos.LegalMoves()
 	if len(rootMoves) == 0 {
@@ -267,7 +272,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 	p := &s.pos[ply]
 	s.path[ply] = p.Hash()
 	if ply > 0 && s.isRepetition(ply, p) {
-		return 0
+		return s.drawScore[ply&1]
 	}
 	moves := p.GenerateMoves(s.moves[ply])
 	s.moves[ply] = moves[:0]
@@ -281,18 +286,18 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 			return -(Win - Score(ply))
 		}
 		if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
-			return 0
+			return s.drawScore[ply&1]
 		}
 	}
 	if ply >= maxPly-1 {
-		return Evaluate(p)
+		return s.evaluate(p)
 	}
 	capture := moves[0].IsCapture()
 	if depth <= 0 {
 		// Quiescence: a position with a compulsory capture is not quiet;
 		// the capture must be played (no stand-pat), so search it on.
 		if !capture {
-			return Evaluate(p)
+			return s.evaluate(p)
 		}
 		depth = 0
 	}
@@ -355,6 +360,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 				reduce = 1
 			}
 			sc = -s.negamax(ply+1, next-reduce, -alpha-1, -alpha)
+			if s.stopped { // the 0 of a stopped search must not trigger a re-search
+				return 0
+			}
 			if sc > alpha && (reduce > 0 || sc < beta) {
 				sc = -s.negamax(ply+1, next, -beta, -alpha)
 			}
@@ -396,6 +404,17 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 		s.tt.store(p.Hash(), toTT(best, ply), int8(depth), flag, s.order[ply][bestIdx])
 	}
 	return best
+}
+
+// evaluate is Evaluate scaled towards 0 as the no-progress counter grows
+// (see noProgressScale).
+func (s *Searcher) evaluate(p *engine.Position) Score {
+	sc := Evaluate(p)
+	if lim := s.opts.Variant.NoProgressLimit; lim > 0 {
+		d := Score(noProgressScale * lim)
+		sc = sc * (d - Score(min(p.NoProgress(), lim))) / d
+	}
+	return sc
 }
 
 func (s *Searcher) skippedAtRoot(m *engine.Move) bool {

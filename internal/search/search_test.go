@@ -189,3 +189,68 @@ func BenchmarkCancellation(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-stop")
 }
+
+// Node limits are exact. In R:RPa2:BPh7 each side has one legal move
+// (Red a2-b3: north-west and south-west leave the board; Black h7-g6:
+// south-east and north-east leave it) and no capture is in sight, so with
+// no choices there are no null-window searches or re-searches to count:
+// iteration 1 visits the root and the quiet leaf after a2-b3 (2 nodes);
+// iteration 2 the root, that child and the quiet leaf after h7-g6 (3
+// more; the child's table entry from iteration 1 does not exist, since
+// leaves are not stored).
+//   - Depth 2: 2 + 3 = 5 nodes.
+//   - Nodes 2: the second node is where the limit stops the search, so
+//     iteration 1 is incomplete: depth 0, 2 nodes reported.
+//   - Nodes 3: iteration 1 completes, iteration 2 stops at its root:
+//     depth 1, 3 nodes.
+//   - Nodes 6: iterations 1 and 2 complete (5), iteration 3 stops at its
+//     root: depth 2, 6 nodes.
+func TestNodeLimitIsExact(t *testing.T) {
+	cases := []struct {
+		lim          Limits
+		depth, nodes int
+	}{
+		{Limits{Depth: 2}, 2, 5},
+		{Limits{Nodes: 1}, 0, 1},
+		{Limits{Nodes: 2}, 0, 2},
+		{Limits{Nodes: 3}, 1, 3},
+		{Limits{Nodes: 6}, 2, 6},
+	}
+	for _, c := range cases {
+		res := search(t, "R:RPa2:BPh7:0", c.lim)
+		if res.Info.Depth != c.depth || res.Info.Nodes != int64(c.nodes) || res.Best.String() != "a2-b3" {
+			t.Errorf("%+v: depth %d nodes %d best %s, want depth %d nodes %d and a2-b3",
+				c.lim, res.Info.Depth, res.Info.Nodes, res.Best, c.depth, c.nodes)
+		}
+	}
+	// A search stopped by the limit reports exactly the limit, whatever
+	// node the limit falls on (a stopped null-window search once triggered
+	// a re-search that counted one node more).
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	s := NewSearcher(1)
+	for n := int64(1); n <= 20_000; n += 97 {
+		s.Clear()
+		res := s.Search(context.Background(), p, Options{Lines: 2, Variant: engine.DefaultVariant()}, Limits{Nodes: n}, nil)
+		if res.Info.Nodes != n {
+			t.Fatalf("Limits{Nodes: %d}: %d nodes reported", n, res.Info.Nodes)
+		}
+	}
+}
+
+// Contempt (docs/engine.md, Draw awareness). Red's Damone d3 against
+// Black's lone Dama a8 at the no-progress limit: no Red move captures (a8
+// is far) or blocks b7, Black's only square, so every child is a
+// no-progress draw. Red is ahead at the root, so a draw is worth
+// -contempt to Red: the score is -contempt, not 0. In the mirror case
+// where the root side is clearly behind (Black to move, the same
+// material), a draw is worth 0 to it.
+func TestContemptWhenAhead(t *testing.T) {
+	res := search(t, "R:RMd3:BDa8:80", Limits{Depth: 4})
+	if sc := res.Info.Lines[0].Score; sc != -contempt {
+		t.Fatalf("ahead: score %d, want -contempt (%d)", sc, -contempt)
+	}
+	res = search(t, "B:RMd3:BDa8:80", Limits{Depth: 4})
+	if sc := res.Info.Lines[0].Score; sc != 0 {
+		t.Fatalf("behind: score %d, want 0", sc)
+	}
+}

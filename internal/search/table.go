@@ -24,14 +24,19 @@ type table struct {
 	age     uint8
 }
 
-// newTable allocates about mb MiB of 16-byte entries (a power of two).
+// newTable allocates about mb MiB of 16-byte entries (a power of two) and
+// touches every page: make's zeroed memory is only mapped when first
+// written, so without clear the first search would take a page fault on
+// nearly every new probe.
 func newTable(mb int) *table {
 	mb = max(mb, 1)
 	n := uint64(1)
 	for n*2*16 <= uint64(mb)<<20 {
 		n *= 2
 	}
-	return &table{entries: make([]entry, n), mask: n - 1}
+	t := &table{entries: make([]entry, n), mask: n - 1}
+	t.clear()
+	return t
 }
 
 func (t *table) clear() {
