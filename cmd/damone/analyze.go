@@ -75,13 +75,13 @@ Flags:`)
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime},
+	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime, FullTime: *movetime > 0},
 		infinite: *infinite, lines: *lines, hashMB: *hash, asJSON: *asJSON, variant: engine.DefaultVariant()}
 	if *captureAll {
 		a.variant.WinCondition = engine.CaptureAllDamones
 	}
 	if !a.infinite && a.limits == (search.Limits{}) {
-		a.limits.MoveTime = time.Second
+		a.limits.MoveTime, a.limits.FullTime = time.Second, true
 	}
 	return a, nil
 }

@@ -28,6 +28,10 @@ type Limits struct {
 	Depth    int           // complete iterations up to this depth
 	Nodes    int64         // stop after this many nodes (deterministic on one thread)
 	MoveTime time.Duration // stop after this long
+	// FullTime spends all of MoveTime (analysis). Without it a search that
+	// has used half its time starts no new iteration, which it could not
+	// finish anyway (playing a move: the time saved is the player's).
+	FullTime bool
 }
 
 // Options are the search's settings beyond its limits.
@@ -200,7 +204,7 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 		if len(rootMoves) == 1 && opts.Lines == 1 && lim.Depth == 0 && lim.Nodes == 0 && depth >= 1 && !s.deadline.IsZero() {
 			break // one legal move: no need to think
 		}
-		if !s.deadline.IsZero() && time.Since(s.start) > lim.MoveTime/2 {
+		if !s.deadline.IsZero() && !lim.FullTime && time.Since(s.start) > lim.MoveTime/2 {
 			break // the next iteration would not finish in time
 		}
 	}

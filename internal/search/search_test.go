@@ -254,3 +254,15 @@ func TestContemptWhenAhead(t *testing.T) {
 		t.Fatalf("behind: score %d, want 0", sc)
 	}
 }
+
+// With FullTime a timed search spends its whole time: it keeps iterating
+// past half of it (the standard start is never solved within 300 ms).
+func TestFullTimeSpendsTheTime(t *testing.T) {
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	const budget = 300 * time.Millisecond
+	res := NewSearcher(4).Search(context.Background(), p, Options{Variant: engine.DefaultVariant()},
+		Limits{MoveTime: budget, FullTime: true}, nil)
+	if res.Info.Elapsed < budget {
+		t.Fatalf("searched %v of a %v full-time budget", res.Info.Elapsed, budget)
+	}
+}

@@ -81,10 +81,12 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	default:
 		return toStatus(badField("limit", "give one of depth, nodes, move_time or infinite"))
 	}
-	// Every analysis stops at the server's time cap.
+	// Every analysis stops at the server's time cap, and a move_time is
+	// spent in full.
 	if lim.MoveTime == 0 || lim.MoveTime > s.maxTime {
 		lim.MoveTime = s.maxTime
 	}
+	lim.FullTime = true
 	if n := s.running.Add(1); n > s.maxRunning {
 		s.running.Add(-1)
 		return withInfo(codes.ResourceExhausted,
