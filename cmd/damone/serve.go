@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +38,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
+	gcPercent := fs.Int("gc-percent", 400, "Go GC target: heap growth in % before a collection (the runtime's default is 100); more trades memory for less GC time. GOGC, if set, wins")
 	tableMB := fs.Int("search-table-mb", 16, "transposition table per search, in MiB")
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
 	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
@@ -77,6 +79,11 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	// The service's heap is small and short-lived garbage dominates it:
+	// collecting less often cuts CPU per call (docs/BENCHMARKS.md).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(*gcPercent)
+	}
 	// A misspelt variable would be ignored silently: say so.
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -112,6 +119,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
 		{*watchBuffer >= 1, "watch-buffer", *watchBuffer, "at least 1"},
 		{*tableMB >= 1 && *tableMB <= 4096, "search-table-mb", *tableMB, "1..4096"},
+		{*gcPercent >= 25 && *gcPercent <= 2000, "gc-percent", *gcPercent, "25..2000"},
 		{*maxAnalysisTime > 0, "max-analysis-time", *maxAnalysisTime, "above 0"},
 		{*maxAnalyses >= 1, "max-analyses", *maxAnalyses, "at least 1"},
 		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},

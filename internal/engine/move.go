@@ -150,3 +150,15 @@ func MoveFromPath(rank Rank, from Square, landings []Square, promoted bool) (Mov
 	m.n = uint8(len(landings))
 	return m, nil
 }
+
+// NumLandings returns how many landing squares the move has (Landings
+// without the allocation): 1 for a step.
+func (m *Move) NumLandings() int { return max(int(m.n), 1) }
+
+// Landing returns the i-th landing square, 0 <= i < NumLandings().
+func (m *Move) Landing(i int) Square {
+	if m.n == 0 {
+		return m.to
+	}
+	return m.path[i]
+}

@@ -53,11 +53,21 @@ func (p Position) String() string {
 // letter, a bad or light square, two pieces on one square, a bad counter,
 // or a placement no game can reach (see NewPosition).
 func ParsePosition(text string) (Position, error) {
-	fields := strings.Split(strings.TrimSpace(text), ":")
-	if len(fields) < 3 || len(fields) > 4 {
+	// Split without allocating: this runs on every request that carries a
+	// position.
+	var fields [4]string
+	nf := 0
+	for rest, more := strings.TrimSpace(text), true; more; nf++ {
+		if nf == len(fields) {
+			nf = strings.Count(text, ":") + 1
+			break
+		}
+		fields[nf], rest, more = strings.Cut(rest, ":")
+	}
+	if nf < 3 || nf > 4 {
 		return Position{}, &PositionError{"", fmt.Sprintf(
 			"want 3 or 4 fields separated by ':' (side to move, R pieces, B pieces, no-progress plies), got %d; example %s",
-			len(fields), standardText)}
+			nf, standardText)}
 	}
 	var stm Side
 	switch fields[0] {
@@ -70,10 +80,11 @@ func ParsePosition(text string) (Position, error) {
 	default:
 		return Position{}, &PositionError{"field 1 (side to move)", fmt.Sprintf("unknown side to move %s (want R or B)", Quote(fields[0]))}
 	}
-	var pieces []PlacedPiece
+	var buf [32]PlacedPiece
+	pieces := buf[:0]
 	var seen [2]bool
 	for i, f := range fields[1:3] {
-		where := fmt.Sprintf("field %d", i+2)
+		where := [...]string{"field 2", "field 3"}[i]
 		if f == "" {
 			return Position{}, &PositionError{where, "empty piece list (want R or B then the pieces, e.g. RMh1,Pd1)"}
 		}
@@ -90,11 +101,13 @@ func ParsePosition(text string) (Position, error) {
 			return Position{}, &PositionError{where, fmt.Sprintf("second piece list for %s", side)}
 		}
 		seen[side] = true
-		where = fmt.Sprintf("%s pieces", side)
+		where = [...]string{"red pieces", "black pieces"}[side]
 		if len(f) == 1 {
 			continue // a side with no pieces
 		}
-		for _, item := range strings.Split(f[1:], ",") {
+		for rest, more := f[1:], true; more; {
+			var item string
+			item, rest, more = strings.Cut(rest, ",")
 			if len(item) == 0 {
 				return Position{}, &PositionError{where, "empty entry (two commas in a row or a trailing comma)"}
 			}
@@ -118,14 +131,30 @@ func ParsePosition(text string) (Position, error) {
 		}
 	}
 	noProgress := 0
-	if len(fields) == 4 {
-		n, err := strconv.Atoi(fields[3])
-		if err != nil || n < 0 || n > 65535 || fields[3] != strconv.Itoa(n) {
+	if nf == 4 {
+		n, ok := plainNumber(fields[3])
+		if !ok || n > 65535 {
 			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..65535, got %s", Quote(fields[3]))}
 		}
 		noProgress = n
 	}
 	return NewPosition(stm, pieces, noProgress)
+}
+
+// plainNumber parses a number written in its canonical form: digits only,
+// no sign, no leading zero, at most 9 digits.
+func plainNumber(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }
 
 const standardText = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"

@@ -221,6 +221,51 @@ func moveToProto(before *engine.Position, m *engine.Move) *damonev1.Move {
 	return playedToProto(games.PlayedMove{Move: *m, Side: before.SideToMove(), Captured: before.CapturedPieces(m)})
 }
 
+// movesToProto describes the legal moves of before, as moveToProto does
+// for one, with a handful of allocations for the whole list instead of
+// several per move: listing moves is the service's hottest call.
+func movesToProto(before *engine.Position, moves []engine.Move) []*damonev1.Move {
+	landings, captures := 0, 0
+	for i := range moves {
+		landings += moves[i].NumLandings()
+		captures += moves[i].CaptureCount()
+	}
+	msgs := make([]damonev1.Move, len(moves))
+	out := make([]*damonev1.Move, len(moves))
+	squares := make([]string, landings)
+	pieces := make([]damonev1.Piece, captures)
+	piecePtrs := make([]*damonev1.Piece, captures)
+	side := sideToProto[before.SideToMove()]
+	for i := range moves {
+		m := &moves[i]
+		msg := &msgs[i]
+		msg.Notation, msg.Side, msg.Rank, msg.Origin = m.String(), side, rankToProto[m.Rank()], m.From().String()
+		n := m.NumLandings()
+		msg.LandingSquares, squares = squares[:n:n], squares[n:]
+		if k := m.CaptureCount(); k > 0 {
+			msg.CapturedPieces, piecePtrs = piecePtrs[:k:k], piecePtrs[k:]
+		}
+		prev := m.From()
+		for j := range n {
+			to := m.Landing(j)
+			msg.LandingSquares[j] = to.String()
+			if m.IsCapture() {
+				mid := (prev + to) / 2 // the jumped square
+				pc, _ := before.PieceAt(mid)
+				pieces[0].Square, pieces[0].Side, pieces[0].Rank = mid.String(), sideToProto[pc.Side], rankToProto[pc.Rank]
+				msg.CapturedPieces[j] = &pieces[0]
+				pieces = pieces[1:]
+			}
+			prev = to
+		}
+		if r, ok := m.Promotion(); ok {
+			msg.Promotion = rankToProto[r]
+		}
+		out[i] = msg
+	}
+	return out
+}
+
 func playedToProto(pm games.PlayedMove) *damonev1.Move {
 	m := &pm.Move
 	landings := m.Landings()

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/damone-rules/damone/internal/engine"
 )
 
@@ -19,5 +21,29 @@ func TestPositionPiecesBySquare(t *testing.T) {
 	want := "d1 f1 h1 e2 f3 h3 a4 g4 b5 h5 a6 c6 d7 a8 c8 e8"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("pieces in order %v, want %s", got, want)
+	}
+}
+
+// movesToProto describes every move exactly as moveToProto does one, on
+// positions with steps, captures, promotions and several capturers.
+func TestMovesToProtoMatchesMoveToProto(t *testing.T) {
+	for _, text := range []string{
+		"R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0",
+		"R:RPc4:BPb5,Pb7:0",
+		"R:RDd3:BPe4,Pg4,Pg2,Pe2:0",
+		"R:RDa2,Dc2,De2,Dg2:BPb3,Pd3,Pf3,Pb5,Pd5,Pf5:0",
+		"B:RDd3,Df3,Ph3,Pc4,Pe4,Pg4:BMe6,Dd5,Df5:0",
+	} {
+		p, err := engine.ParsePosition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves := p.LegalMoves()
+		got := movesToProto(&p, moves)
+		for i := range moves {
+			if want := moveToProto(&p, &moves[i]); !proto.Equal(got[i], want) {
+				t.Fatalf("%s: move %d:\n got %v\nwant %v", text, i, got[i], want)
+			}
+		}
 	}
 }

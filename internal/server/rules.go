@@ -87,12 +87,9 @@ func (s *RulesServer) ListLegalMoves(_ context.Context, req *damonev1.ListLegalM
 	timer.stop()
 
 	out := &damonev1.ListLegalMovesResponse{
-		Moves:    make([]*damonev1.Move, len(moves)),
+		Moves:    movesToProto(&pos, moves),
 		Outcome:  outcomeToProto(outcome),
 		Position: positionToProto(&pos),
-	}
-	for i := range moves {
-		out.Moves[i] = moveToProto(&pos, &moves[i])
 	}
 	slices.SortFunc(out.Moves, func(a, b *damonev1.Move) int { return strings.Compare(a.Notation, b.Notation) })
 	return out, nil
