@@ -114,7 +114,7 @@ manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS
 manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
 	go test ./k8s/...
 
-##@ Engine play (docs/engine.md, docs/BENCHMARKS-engine-play.md)
+##@ Engine play (docs/engine.md, docs/BENCHMARKS.md)
 
 # The published matches: 100 pairs each, seed 1, openings after 4 random
 # plies. Long (about 15 minutes on 2 cores), so not part of `make test`.
