@@ -177,8 +177,7 @@ func (v *Variant) PositionOutcome(p *Position) Outcome {
 			return Outcome{WinFor(us), AllDamonesCaptured}
 		}
 	}
-	var buf [128]Move
-	if p.CountMoves(buf[:0]) == 0 {
+	if !p.HasMoves() {
 		return Outcome{win, Stalemate}
 	}
 	if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {

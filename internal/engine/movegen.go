@@ -90,6 +90,15 @@ func (p *Position) GenerateMoves(buf []Move) []Move {
 	return buf
 }
 
+// HasMoves reports whether the side to move has a legal move, without
+// generating any: a capture exists, or a step does.
+func (p *Position) HasMoves() bool {
+	if _, any := p.capturers(); any {
+		return true
+	}
+	return p.StepTargets(p.stm) > 0
+}
+
 // LegalMoves returns the legal moves in a new slice.
 func (p *Position) LegalMoves() []Move { return p.GenerateMoves(make([]Move, 0, 32)) }
 
