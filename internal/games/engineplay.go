@@ -136,7 +136,7 @@ func (s *Service) engineMove(id string, ply int) error {
 		if g.Ply() != ply || !g.EngineToMove() {
 			return nil
 		}
-		res, events, err := s.play(g, g.Engine.Side, m.String())
+		_, events, err := s.play(g, g.Engine.Side, m.String())
 		if err != nil {
 			return fmt.Errorf("the engine's move %s: %w", m.String(), err)
 		}
@@ -145,7 +145,6 @@ func (s *Service) engineMove(id string, ply int) error {
 		case err == nil:
 			s.hub.publish(g.ID, events)
 			s.observer.MovePlayed()
-			_ = res
 			return nil
 		case errors.Is(err, ErrConflict):
 			continue // a draw offer or similar changed the game: check again
