@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -90,13 +91,24 @@ func structuredPosition(field string, p *damonev1.Position) (engine.Position, er
 	if err != nil {
 		return engine.Position{}, err
 	}
+	if n := p.GetNoProgressPlies(); n < 0 || n > 65535 {
+		return engine.Position{}, badField(field+".no_progress_plies", "must be 0..65535, got %d", n)
+	}
+	if n := len(p.GetPieces()); n > 32 {
+		return engine.Position{}, badField(field+".pieces", "%d pieces, but the board has 32 playing squares", n)
+	}
 	pieces := make([]engine.PlacedPiece, len(p.GetPieces()))
+	var seen [64]int // 1 + the index of the piece on each square
 	for i, pc := range p.GetPieces() {
 		f := fmt.Sprintf("%s.pieces[%d]", field, i)
 		at, err := engine.ParseSquare(pc.GetSquare())
 		if err != nil {
 			return engine.Position{}, badField(f+".square", "%v", err)
 		}
+		if j := seen[at]; j > 0 {
+			return engine.Position{}, badField(f+".square", "%s already holds %s.pieces[%d]: two pieces on one square", at, field, j-1)
+		}
+		seen[at] = i + 1
 		side, err := sideFromProto(f+".side", pc.GetSide())
 		if err != nil {
 			return engine.Position{}, err
@@ -109,6 +121,15 @@ func structuredPosition(field string, p *damonev1.Position) (engine.Position, er
 	}
 	pos, err := engine.NewPosition(stm, pieces, int(p.GetNoProgressPlies()))
 	if err != nil {
+		// What is left is a placement no game can reach: name the piece.
+		var pe *engine.PositionError
+		if errors.As(err, &pe) {
+			for i := range pieces {
+				if pieces[i].Square.String() == pe.Where {
+					return engine.Position{}, badField(fmt.Sprintf("%s.pieces[%d]", field, i), "%v", err)
+				}
+			}
+		}
 		return engine.Position{}, badField(field, "%v", err)
 	}
 	return pos, nil

@@ -6,6 +6,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+
 	"github.com/damone-rules/damone/internal/engine"
 )
 
@@ -44,6 +46,36 @@ func TestMovesToProtoMatchesMoveToProto(t *testing.T) {
 			if want := moveToProto(&p, &moves[i]); !proto.Equal(got[i], want) {
 				t.Fatalf("%s: move %d:\n got %v\nwant %v", text, i, got[i], want)
 			}
+		}
+	}
+}
+
+// A malformed structured position names the very field at fault.
+func TestStructuredPositionErrorsNameTheField(t *testing.T) {
+	piece := func(sq string, side damonev1.Side, rank damonev1.Rank) *damonev1.Piece {
+		return &damonev1.Piece{Square: sq, Side: side, Rank: rank}
+	}
+	red, black := damonev1.Side_SIDE_RED, damonev1.Side_SIDE_BLACK
+	cases := []struct {
+		pos   *damonev1.Position
+		field string
+	}{
+		{&damonev1.Position{SideToMove: red, Pieces: []*damonev1.Piece{
+			piece("h1", red, damonev1.Rank_RANK_DAMONE), piece("a8", black, damonev1.Rank_RANK_DAMONE), piece("h1", black, damonev1.Rank_RANK_PEDINE)}},
+			"position.pieces[2].square"},
+		{&damonev1.Position{SideToMove: red, NoProgressPlies: -1}, "position.no_progress_plies"},
+		// RULES.md, Promotion: a Red Pedine on c8 would have become a Dama.
+		{&damonev1.Position{SideToMove: red, Pieces: []*damonev1.Piece{
+			piece("h1", red, damonev1.Rank_RANK_DAMONE), piece("c8", red, damonev1.Rank_RANK_PEDINE)}},
+			"position.pieces[1]"},
+		{&damonev1.Position{SideToMove: red, Pieces: []*damonev1.Piece{piece("d4", red, damonev1.Rank_RANK_DAMA)}},
+			"position.pieces[0].square"},
+	}
+	for _, c := range cases {
+		_, err := positionFromProto("position", c.pos)
+		fe, ok := err.(*fieldError)
+		if !ok || fe.field != c.field {
+			t.Errorf("%v: error %v, want one on field %s", c.pos, err, c.field)
 		}
 	}
 }
