@@ -25,7 +25,6 @@ type matchArgs struct {
 	elo0, elo1 float64
 	asJSON     bool
 	progress   bool
-	games      bool
 }
 
 func parseMatchArgs(args []string, stderr io.Writer) (*matchArgs, error) {

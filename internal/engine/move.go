@@ -104,8 +104,6 @@ func priorityKey(n int, capturer Rank, damones, damas int) uint32 {
 	return uint32(n)<<12 | uint32(capturer)<<10 | uint32(damones)<<5 | uint32(damas)
 }
 
-func popcount(b uint64) int { return bits.OnesCount64(b) }
-
 func trailingZeros(b uint64) int { return bits.TrailingZeros64(b) }
 
 // CapturedPieces returns the pieces m captures when played in p, in the

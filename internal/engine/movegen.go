@@ -5,9 +5,6 @@ import "math/bits"
 // dirDelta[d] is the square-number change of one step in direction d.
 var dirDelta = [4]int8{NorthWest: 7, NorthEast: 9, SouthWest: -9, SouthEast: -7}
 
-// opposite returns the reverse diagonal.
-func opposite(d Direction) Direction { return d ^ 3 }
-
 // capturable returns the enemy pieces a piece of rank r may capture: the
 // same or a lower rank (RULES.md, Captures).
 func (p *Position) capturable(them Side, r Rank) uint64 {

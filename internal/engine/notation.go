@@ -81,7 +81,7 @@ func (p *Position) ParseMove(text string) (Move, error) {
 				return *m, nil
 			}
 		}
-		if set, ok := p.pathCaptures(from, path); ok {
+		if set, why := p.checkLeaps(from, path); why == "" {
 			for i := range legal {
 				if m := &legal[i]; m.from == from && m.to == to && m.captured == set {
 					return *m, nil
@@ -163,22 +163,6 @@ func samePath(a, b []Square) bool {
 		}
 	}
 	return true
-}
-
-// pathCaptures checks that path is a sequence of leaps the piece on from
-// may make, and returns the set it captures.
-func (p *Position) pathCaptures(from Square, path []Square) (uint64, bool) {
-	_, err := p.checkLeaps(from, path)
-	if err != "" {
-		return 0, false
-	}
-	var set uint64
-	prev := from
-	for _, s := range path {
-		set |= bit((prev + s) / 2)
-		prev = s
-	}
-	return set, true
 }
 
 // checkLeaps walks a capture path and returns the captured set or a reason

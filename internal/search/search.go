@@ -7,7 +7,6 @@ package search
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -101,7 +100,6 @@ type Searcher struct {
 	ctx        context.Context
 	rootSkip   []engine.Move // root moves excluded (multi-PV)
 	drawScore  [2]Score      // a draw's score for the side to move at even, odd plies
-	cancelled  atomic.Bool
 }
 
 type killer struct {
@@ -164,7 +162,7 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 	var res Result
 	rootMoves := pos.LegalMoves()
 	if len(rootMoves) == 0 {
-		res.Info = Info{Lines: []Line{{Score: s.terminalScore(&pos, 0)}}, Elapsed: time.Since(s.start)}
+		res.Info = Info{Lines: []Line{{Score: lossIn(0)}}, Elapsed: time.Since(s.start)}
 		return res
 	}
 	res.Best, res.HasBest = rootMoves[0], true
@@ -234,11 +232,10 @@ func (s *Searcher) checkStop() {
 	}
 }
 
-// terminalScore scores a position with no legal move: the side to move
-// has lost (no pieces or stalemate, RULES.md, End of the game).
-func (s *Searcher) terminalScore(_ *engine.Position, ply int) Score {
-	return -(Win - Score(ply))
-}
+// lossIn is the score of the side to move losing at ply: no legal move
+// (no pieces or stalemate, RULES.md, End of the game) or, under
+// capture-all-Damones, no Damone.
+func lossIn(ply int) Score { return -(Win - Score(ply)) }
 
 // isRepetition reports whether the position at ply repeats one of the
 // line searched or of the game; a repetition inside the search is scored
@@ -281,13 +278,13 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 	moves := p.GenerateMoves(s.moves[ply])
 	s.moves[ply] = moves[:0]
 	if len(moves) == 0 {
-		return s.terminalScore(p, ply)
+		return lossIn(ply)
 	}
 	// Game-ending rules beyond "no legal move" apply below the root (the
 	// root is the position the caller wants a move for).
 	if v := &s.opts.Variant; ply > 0 {
 		if v.WinCondition == engine.CaptureAllDamones && p.Count(p.SideToMove(), engine.Damone) == 0 {
-			return -(Win - Score(ply))
+			return lossIn(ply)
 		}
 		if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
 			return s.drawScore[ply&1]

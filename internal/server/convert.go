@@ -237,9 +237,9 @@ func variantToProto(v *engine.Variant) *damonev1.Variant {
 
 func ptr[T any](v T) *T { return &v }
 
-// moveToProto describes m, played by side in before.
+// moveToProto describes m, a move of the side to move in before.
 func moveToProto(before *engine.Position, m *engine.Move) *damonev1.Move {
-	return playedToProto(games.PlayedMove{Move: *m, Side: before.SideToMove(), Captured: before.CapturedPieces(m)})
+	return movesToProto(before, []engine.Move{*m})[0]
 }
 
 // movesToProto describes the legal moves of before, as moveToProto does

@@ -9,6 +9,7 @@ import (
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 
 	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
 )
 
 // The contract (board.proto, Position.pieces) lists pieces by square, a1
@@ -26,9 +27,9 @@ func TestPositionPiecesBySquare(t *testing.T) {
 	}
 }
 
-// movesToProto describes every move exactly as moveToProto does one, on
+// movesToProto describes every move exactly as playedToProto does, on
 // positions with steps, captures, promotions and several capturers.
-func TestMovesToProtoMatchesMoveToProto(t *testing.T) {
+func TestMovesToProtoMatchesPlayedToProto(t *testing.T) {
 	for _, text := range []string{
 		"R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0",
 		"R:RPc4:BPb5,Pb7:0",
@@ -43,7 +44,9 @@ func TestMovesToProtoMatchesMoveToProto(t *testing.T) {
 		moves := p.LegalMoves()
 		got := movesToProto(&p, moves)
 		for i := range moves {
-			if want := moveToProto(&p, &moves[i]); !proto.Equal(got[i], want) {
+			// The general path: the engine's own landings and captured pieces.
+			want := playedToProto(games.PlayedMove{Move: moves[i], Side: p.SideToMove(), Captured: p.CapturedPieces(&moves[i])})
+			if !proto.Equal(got[i], want) {
 				t.Fatalf("%s: move %d:\n got %v\nwant %v", text, i, got[i], want)
 			}
 		}
