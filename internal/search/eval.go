@@ -63,6 +63,19 @@ func (s Score) Plies() (int, bool) {
 //     Also a trade-down bonus, up to leadPerMille of the lead, that grows
 //     as the weaker side's material shrinks: fewer defenders, fewer ways
 //     to block or shuttle.
+//   - Winning chances: a Dama or Damone on an edge square can never be
+//     captured, and two pairs of edge squares touch (a2–b1 and g8–h7), so
+//     a lone Dama can shuttle on one pair for ever; it is lost only when
+//     stalemated there, which takes two blockers. A Pedine left alone
+//     walks to its promotion squares and does the same. To win, the side
+//     ahead therefore needs about two pieces for each of the weaker
+//     side's first two pieces, four in all (fortressNeed). With fewer,
+//     the ending is a draw whatever the material says (a lone immune
+//     Damone against a Dama and a Pedine, two Damones against two Damas),
+//     and the whole evaluation is scaled by (pieces/needed)², so the side
+//     ahead keeps the pieces it needs instead of trading into such an
+//     ending (a lone Damone scores a sixteenth of its material lead, three
+//     pieces of four nine sixteenths), and the side behind heads for one.
 const (
 	valuePedine       = 100
 	valueDama         = 300
@@ -78,6 +91,8 @@ const (
 	mopUpDamone   = 8   // per king step closer to the nearest weaker piece
 	mopUpDama     = 3   // likewise for a Dama
 	leadPerMille  = 150 // trade-down bonus, per mille of the lead (see tradeBonus)
+
+	fortressNeed = 4 // pieces the side ahead needs against two or more (see winningChances)
 )
 
 // The search's draw scores, in the same units (docs/engine.md, Draw
@@ -174,7 +189,24 @@ func Evaluate(p *engine.Position) Score {
 	case -lead >= mopUpLead:
 		score -= mopUp(p, us^1, -lead, mu)
 	}
+	strong := us
+	if mt > mu {
+		strong = us ^ 1
+	}
+	if have, need := winningChances(p, strong); have < need {
+		score = score * have * have / (need * need)
+	}
 	return Score(score)
+}
+
+// winningChances returns how many pieces strong has and how many it needs
+// to capture or stalemate all of the weaker side's (see the weights above).
+func winningChances(p *engine.Position, strong engine.Side) (have, need int) {
+	return pieces(p, strong), min(2*pieces(p, strong^1), fortressNeed)
+}
+
+func pieces(p *engine.Position, s engine.Side) int {
+	return bits.OnesCount64(p.Bitboard(s, engine.Pedine) | p.Bitboard(s, engine.Dama) | p.Bitboard(s, engine.Damone))
 }
 
 // material is side s's material, the immune Damone's bonus included.

@@ -94,3 +94,29 @@ func BenchmarkDepthInOneSecond(b *testing.B) {
 	b.ReportMetric(float64(depth)/float64(n), "depth")
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }
+
+// Endings the side ahead cannot win score far below their material lead
+// (RULES.md, Captures: an edge piece cannot be captured, so a lone Dama
+// shuttles on a2–b1 and only two blockers stalemate it); one with enough
+// pieces to stalemate keeps its full value. Worked out by hand:
+//   - a lone immune Damone against a Dama and a Pedine: the Dama shuttles
+//     on a2–b1, the Pedine promotes and does the same on g8–h7;
+//   - two Damones against two Damas on both shuttles: four blockers needed;
+//   - two Damones against one Dama: c2 and b3, then the square it left,
+//     stalemate it.
+func TestFortressEndings(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		min, max Score
+	}{
+		{"R:RMd5:BDb1,Pe8:0", -valuePedine, valuePedine},
+		{"R:RMc4,Me4:BDb1,Dh7:0", 0, valueDama}, // a lead of 7.5 Pedines
+		{"B:RMc4,Me4:BDb1,Dh7:0", -valueDama, 0},
+		{"R:RMc4,Me4:BDb1:0", valueDama, Win},
+	} {
+		p := pos(t, c.text)
+		if sc := Evaluate(&p); sc < c.min || sc > c.max {
+			t.Errorf("%s: evaluation %d, want %d to %d", c.text, sc, c.min, c.max)
+		}
+	}
+}

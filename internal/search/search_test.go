@@ -80,7 +80,8 @@ func TestNoMoveIsALoss(t *testing.T) {
 // The no-progress limit of the variant makes a position a draw.
 func TestNoProgressDrawScoresZero(t *testing.T) {
 	v := engine.DefaultVariant()
-	p := pos(t, "R:RDd3,Df3:BMa8:80")
+	// Red is clearly behind, so contempt is off and a draw is 0.
+	p := pos(t, "R:RDd3:BMa8,Dc8:80")
 	res := NewSearcher(1).Search(context.Background(), p, Options{Variant: v}, Limits{Depth: 4}, nil)
 	// The root itself is not scored as over (the game layer decides
 	// that); every child has reached the limit, so every line is a draw.
