@@ -5,8 +5,9 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
-	// The proto codec registers itself; this codec wraps it.
-	_ "google.golang.org/grpc/encoding/proto"
+	// Registers itself as the "proto" codec, so the gateway's client
+	// connection and every other client in the process use it too.
+	"github.com/damone-rules/damone/internal/wire"
 )
 
 // encoded is a message already in its wire form. A live game event goes to
@@ -16,17 +17,18 @@ type encoded struct{ wire []byte }
 
 // encode returns m in wire form, for sending with SendMsg.
 func encode(m proto.Message) (*encoded, error) {
-	b, err := proto.Marshal(m)
+	b, err := wire.Marshal(m)
 	if err != nil {
 		return nil, err
 	}
 	return &encoded{wire: b}, nil
 }
 
-// codec is gRPC's proto codec that also sends encoded messages as they are.
+// codec is the service's proto codec (package wire) that also sends
+// encoded messages as they are.
 type codec struct{ proto encoding.CodecV2 }
 
-func newCodec() codec { return codec{proto: encoding.GetCodecV2("proto")} }
+func newCodec() codec { return codec{proto: wire.Codec{}} }
 
 func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	if e, ok := v.(*encoded); ok {
