@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/games"
@@ -93,6 +94,10 @@ type Server struct {
 	grpcLis, httpLis, metricsLis net.Listener
 	httpSrv, metricsSrv          *http.Server
 	gatewayConn                  *grpc.ClientConn
+	// gatewayLis carries the gateway's own gRPC connection in memory:
+	// the same HTTP/2 client connection, interceptors and streaming as
+	// over TCP, without a round trip through the kernel's loopback.
+	gatewayLis *bufconn.Listener
 }
 
 // New listens on the configured addresses and builds the service; Serve
@@ -158,7 +163,8 @@ func New(cfg Config) (*Server, error) {
 	reflection.Register(s.grpc)
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
-	gw, conn, err := newGateway(s.grpcLis.Addr().String())
+	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
+	gw, conn, err := newGateway(s.gatewayLis)
 	if err != nil {
 		s.closeListeners()
 		return nil, err
@@ -199,8 +205,9 @@ func (s *Server) Addrs() (grpcAddr, httpAddr, metricsAddr string) {
 // resume from their last sequence), in-flight calls get DrainTimeout to
 // finish, and Serve returns nil.
 func (s *Server) Serve(ctx context.Context) error {
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
+	go func() { errc <- s.grpc.Serve(s.gatewayLis) }()
 	go func() { errc <- s.httpSrv.Serve(s.httpLis) }()
 	go func() { errc <- s.metricsSrv.Serve(s.metricsLis) }()
 	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
@@ -299,6 +306,9 @@ func (s *Server) shutdown() {
 
 func (s *Server) closeListeners() {
 	s.grpcLis.Close()
+	if s.gatewayLis != nil {
+		s.gatewayLis.Close()
+	}
 	s.httpLis.Close()
 	s.metricsLis.Close()
 }
@@ -329,16 +339,14 @@ func slogAdapter(l *slog.Logger) logging.Logger {
 	})
 }
 
-// gatewayClient dials the gRPC server for the gateway.
-func gatewayClient(grpcAddr string) (*grpc.ClientConn, error) {
-	host, port, err := net.SplitHostPort(grpcAddr)
-	if err != nil {
-		return nil, err
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	return grpc.NewClient("passthrough:///"+net.JoinHostPort(host, port),
+// gatewayBufferBytes is the in-memory connection's buffer each way; a
+// writer waits while it is full, as it would on a socket.
+const gatewayBufferBytes = 1 << 20
+
+// gatewayClient connects the gateway to the gRPC server over lis.
+func gatewayClient(lis *bufconn.Listener) (*grpc.ClientConn, error) {
+	return grpc.NewClient("passthrough:///gateway",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 }
