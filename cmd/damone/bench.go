@@ -21,6 +21,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -67,6 +68,8 @@ const defaultWatchersPerGame = 250
 type benchConfig struct {
 	grpcAddr, httpAddr string
 	duration, warmup   time.Duration
+	rounds             int
+	restClient         string
 	concurrency        int
 	conns              int
 	watchers           int
@@ -88,7 +91,9 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server")
 	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per scenario")
-	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up before each scenario's measured time")
+	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up per scenario, spread over its rounds")
+	fs.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds of the unary scenarios: each round runs each one for duration/rounds,\nso a slower or faster spell of a shared machine weighs on every scenario alike")
+	fs.StringVar(&cfg.restClient, "rest-client", restClientFast, "HTTP/1.1 client of the list-rest scenario: "+restClientFast+" (lean, as HTTP load generators use) or "+restClientStd)
 	fs.IntVar(&cfg.concurrency, "concurrency", 64, "concurrent calls in the unary scenarios")
 	fs.IntVar(&cfg.conns, "conns", 1, "gRPC client connections the calls and watchers are spread over")
 	fs.IntVar(&cfg.watchers, "watchers", 1000, "concurrent watch streams in the watch scenario")
@@ -114,6 +119,10 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return usagef("--duration %v: must be above 0", cfg.duration)
 	case cfg.warmup < 0:
 		return usagef("--warmup %v: must be 0 or more", cfg.warmup)
+	case cfg.restClient != restClientFast && cfg.restClient != restClientStd:
+		return usagef("--rest-client %q: want %s or %s", cfg.restClient, restClientFast, restClientStd)
+	case cfg.rounds < 1:
+		return usagef("--rounds %d: must be 1 or more", cfg.rounds)
 	case cfg.concurrency < 1:
 		return usagef("--concurrency %d: must be 1 or more", cfg.concurrency)
 	case cfg.conns < 1:
@@ -182,6 +191,8 @@ type benchReport struct {
 	Concurrency int           `json:"concurrency"`
 	Conns       int           `json:"grpc_connections"`
 	Duration    string        `json:"duration_per_scenario"`
+	Rounds      int           `json:"rounds"`
+	RESTClient  string        `json:"rest_client"`
 	Warmup      string        `json:"warmup"`
 	Client      string        `json:"client"`
 	Unary       []*loadResult `json:"unary,omitempty"`
@@ -232,7 +243,7 @@ type targetCheck struct {
 func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchReport, error) {
 	rep := &benchReport{
 		GRPCAddr: cfg.grpcAddr, HTTPAddr: cfg.httpAddr, Concurrency: cfg.concurrency, Conns: cfg.conns,
-		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(),
+		Duration: cfg.duration.String(), Rounds: cfg.rounds, RESTClient: cfg.restClient, Warmup: cfg.warmup.String(),
 		Client: fmt.Sprintf("%s %s/%s, GOMAXPROCS %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0)),
 	}
 	conns := make([]*grpc.ClientConn, cfg.conns)
@@ -254,9 +265,10 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		return nil, fmt.Errorf("gRPC server at %s: %w", cfg.grpcAddr, err)
 	}
 
-	results := map[string]*loadResult{}
+	// The unary scenarios' calls, run below in interleaved rounds.
+	calls := map[string]func(ctx context.Context, w, i int) error{}
+	var unary []string
 	for _, sc := range cfg.scenarios {
-		fmt.Fprintf(progress, "damone bench: %s ...\n", sc)
 		switch sc {
 		case scenarioEmptyGRPC:
 			clients := make([]healthpb.HealthClient, len(conns))
@@ -264,13 +276,13 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 				clients[i] = healthpb.NewHealthClient(c)
 			}
 			req := &healthpb.HealthCheckRequest{Service: "readiness"}
-			results[sc] = runLoad(ctx, sc, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, _ int) error {
+			calls[sc] = func(ctx context.Context, w, _ int) error {
 				resp, err := clients[w%len(clients)].Check(ctx, req)
 				if err == nil && resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 					err = fmt.Errorf("health status %v", resp.GetStatus())
 				}
 				return err
-			})
+			}
 		case scenarioListGRPC:
 			clients := make([]damonev1.RulesServiceClient, len(conns))
 			for i, c := range conns {
@@ -280,27 +292,47 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 			for i, p := range cfg.positions {
 				reqs[i] = &damonev1.ListLegalMovesRequest{Position: &damonev1.Position{Text: p}}
 			}
-			results[sc] = runLoad(ctx, sc, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, i int) error {
+			calls[sc] = func(ctx context.Context, w, i int) error {
 				resp, err := clients[w%len(clients)].ListLegalMoves(ctx, reqs[i%len(reqs)])
 				if err == nil && len(resp.GetMoves()) == 0 && resp.GetOutcome() == nil {
 					err = errors.New("no moves and no outcome")
 				}
 				return err
-			})
-		case scenarioListREST:
-			results[sc] = benchREST(ctx, cfg)
-		case scenarioWatch:
-			wr, err := benchWatch(ctx, cfg, conns)
-			if err != nil {
-				return nil, fmt.Errorf("watch: %w", err)
 			}
-			rep.Watch = wr
+		case scenarioListREST:
+			call, closeIdle := restCaller(cfg)
+			if cfg.restClient == restClientFast {
+				call, closeIdle = fastRESTCaller(cfg)
+			}
+			defer closeIdle()
+			calls[sc] = call
+		default:
+			continue
+		}
+		unary = append(unary, sc)
+	}
+	samples := map[string]*loadSamples{}
+	for _, sc := range unary {
+		samples[sc] = &loadSamples{}
+	}
+	for round := 1; round <= cfg.rounds && len(unary) > 0; round++ {
+		fmt.Fprintf(progress, "damone bench: round %d/%d: %s ...\n", round, cfg.rounds, strings.Join(unary, ", "))
+		for _, sc := range unary {
+			samples[sc].add(runLoad(ctx, cfg.concurrency, cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds), calls[sc]))
 		}
 	}
-	for _, sc := range cfg.scenarios {
-		if r := results[sc]; r != nil {
-			rep.Unary = append(rep.Unary, r)
+	results := map[string]*loadResult{}
+	for _, sc := range unary {
+		results[sc] = samples[sc].result(sc)
+		rep.Unary = append(rep.Unary, results[sc])
+	}
+	if slices.Contains(cfg.scenarios, scenarioWatch) {
+		fmt.Fprintf(progress, "damone bench: %s ...\n", scenarioWatch)
+		wr, err := benchWatch(ctx, cfg, conns)
+		if err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
 		}
+		rep.Watch = wr
 	}
 	empty, list, rest := results[scenarioEmptyGRPC], results[scenarioListGRPC], results[scenarioListREST]
 	if list != nil && empty != nil && empty.CallsPerSec > 0 {
@@ -346,12 +378,41 @@ func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchRe
 	return out
 }
 
-// runLoad calls call from concurrency workers back to back for warmup plus
-// duration and records every call that starts and ends inside the
-// measured window (after the warm-up). w is the worker's index, i counts
-// the worker's calls.
-func runLoad(ctx context.Context, name string, concurrency int, warmup, duration time.Duration,
-	call func(ctx context.Context, w, i int) error) *loadResult {
+// loadSamples are the successful calls' latencies and the errors of one
+// scenario, over one or more measured windows.
+type loadSamples struct {
+	lat      []time.Duration
+	errs     int
+	firstErr string
+	measured time.Duration
+}
+
+func (s *loadSamples) add(o *loadSamples) {
+	s.lat = append(s.lat, o.lat...)
+	if s.firstErr == "" {
+		s.firstErr = o.firstErr
+	}
+	s.errs += o.errs
+	s.measured += o.measured
+}
+
+func (s *loadSamples) result(name string) *loadResult {
+	r := &loadResult{Scenario: name, Errors: s.errs, FirstError: s.firstErr}
+	sum := summarize(s.lat)
+	r.Calls = sum.n
+	if s.measured > 0 {
+		r.CallsPerSec = float64(sum.n) / s.measured.Seconds()
+	}
+	r.P50us, r.P90us, r.P99us, r.MaxUs, r.MeanUs = us(sum.p50), us(sum.p90), us(sum.p99), us(sum.max), us(sum.mean)
+	return r
+}
+
+// runLoad keeps concurrency workers calling call for warmup plus duration
+// and records every call that starts and ends inside the measured window
+// (after the warm-up). w is the worker's index, i counts the worker's
+// calls.
+func runLoad(ctx context.Context, concurrency int, warmup, duration time.Duration,
+	call func(ctx context.Context, w, i int) error) *loadSamples {
 	start := time.Now().Add(warmup)
 	end := start.Add(duration)
 	type workerStats struct {
@@ -366,7 +427,7 @@ func runLoad(ctx context.Context, name string, concurrency int, warmup, duration
 		go func() {
 			defer wg.Done()
 			st := &stats[w]
-			st.lat = make([]time.Duration, 0, 1<<14)
+			st.lat = make([]time.Duration, 0, 1<<12)
 			for i := 0; ; i++ {
 				t0 := time.Now()
 				if !t0.Before(end) || ctx.Err() != nil {
@@ -389,20 +450,15 @@ func runLoad(ctx context.Context, name string, concurrency int, warmup, duration
 		}()
 	}
 	wg.Wait()
-	var lat []time.Duration
-	r := &loadResult{Scenario: name}
+	out := &loadSamples{measured: duration}
 	for _, st := range stats {
-		lat = append(lat, st.lat...)
-		if st.errs > 0 && r.FirstError == "" {
-			r.FirstError = st.firstErr.Error()
+		out.lat = append(out.lat, st.lat...)
+		if st.errs > 0 && out.firstErr == "" {
+			out.firstErr = st.firstErr.Error()
 		}
-		r.Errors += st.errs
+		out.errs += st.errs
 	}
-	s := summarize(lat)
-	r.Calls = s.n
-	r.CallsPerSec = float64(s.n) / duration.Seconds()
-	r.P50us, r.P90us, r.P99us, r.MaxUs, r.MeanUs = us(s.p50), us(s.p90), us(s.p99), us(s.max), us(s.mean)
-	return r
+	return out
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -445,25 +501,84 @@ func percentile(sorted []time.Duration, perMille int) time.Duration {
 	return sorted[rank-1]
 }
 
-// benchREST posts list-legal-moves requests to the REST gateway over
-// keep-alive connections, one per concurrent call.
-func benchREST(ctx context.Context, cfg benchConfig) *loadResult {
+// The list-rest scenario's HTTP clients. Go's net/http client hands every
+// request and response between goroutines (a read and a write loop per
+// connection), which on two shared cores costs the REST figures more than
+// grpc-go's client costs the gRPC ones; fasthttp's client does the round
+// trip on the calling goroutine, as the Go HTTP load generators built on
+// it do.
+const (
+	restClientFast = "fasthttp"
+	restClientStd  = "net/http"
+)
+
+// restBodies returns the list-legal-moves request bodies, one per position.
+func restBodies(cfg benchConfig) [][]byte {
+	bodies := make([][]byte, len(cfg.positions))
+	for i, p := range cfg.positions {
+		b, _ := json.Marshal(map[string]any{"position": map[string]string{"text": p}})
+		bodies[i] = b
+	}
+	return bodies
+}
+
+// checkRESTAnswer returns an error for anything but a 200 with moves or an
+// outcome.
+func checkRESTAnswer(code int, body []byte) error {
+	if code != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %.200s", code, body)
+	}
+	if !bytes.Contains(body, []byte(`"moves"`)) && !bytes.Contains(body, []byte(`"outcome"`)) {
+		return fmt.Errorf("response has no moves and no outcome: %.200s", body)
+	}
+	return nil
+}
+
+// fastRESTCaller is restCaller on fasthttp's client: one keep-alive
+// connection per concurrent call, a request and response kept per worker.
+func fastRESTCaller(cfg benchConfig) (func(ctx context.Context, w, i int) error, func()) {
+	client := &fasthttp.HostClient{Addr: cfg.httpAddr, MaxConns: cfg.concurrency, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	url := "http://" + cfg.httpAddr + "/v1/rules:listLegalMoves"
+	bodies := restBodies(cfg)
+	reqs := make([]*fasthttp.Request, cfg.concurrency)
+	resps := make([]*fasthttp.Response, cfg.concurrency)
+	for w := range reqs {
+		reqs[w], resps[w] = fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		reqs[w].SetRequestURI(url)
+		reqs[w].Header.SetMethod(http.MethodPost)
+		reqs[w].Header.SetContentType("application/json")
+	}
+	return func(_ context.Context, w, i int) error {
+			req, resp := reqs[w], resps[w]
+			req.SetBodyRaw(bodies[i%len(bodies)])
+			if err := client.Do(req, resp); err != nil {
+				return err
+			}
+			return checkRESTAnswer(resp.StatusCode(), resp.Body())
+		}, func() {
+			client.CloseIdleConnections()
+			for w := range reqs {
+				fasthttp.ReleaseRequest(reqs[w])
+				fasthttp.ReleaseResponse(resps[w])
+			}
+		}
+}
+
+// restCaller returns a call that posts list-legal-moves requests to the
+// REST gateway over keep-alive connections, one per concurrent call, and a
+// function that closes those connections.
+func restCaller(cfg benchConfig) (func(ctx context.Context, w, i int) error, func()) {
 	tr := &http.Transport{
 		MaxIdleConns:        cfg.concurrency * 2,
 		MaxIdleConnsPerHost: cfg.concurrency * 2,
 		IdleConnTimeout:     time.Minute,
 		DisableCompression:  true,
 	}
-	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	url := "http://" + cfg.httpAddr + "/v1/rules:listLegalMoves"
-	bodies := make([][]byte, len(cfg.positions))
-	for i, p := range cfg.positions {
-		b, _ := json.Marshal(map[string]any{"position": map[string]string{"text": p}})
-		bodies[i] = b
-	}
+	bodies := restBodies(cfg)
 	bufs := make([]bytes.Buffer, cfg.concurrency)
-	return runLoad(ctx, scenarioListREST, cfg.concurrency, cfg.warmup, cfg.duration, func(ctx context.Context, w, i int) error {
+	return func(ctx context.Context, w, i int) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bodies[i%len(bodies)]))
 		if err != nil {
 			return err
@@ -480,14 +595,8 @@ func benchREST(ctx context.Context, cfg benchConfig) *loadResult {
 		if err != nil {
 			return err
 		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.String())
-		}
-		if !bytes.Contains(buf.Bytes(), []byte(`"moves"`)) && !bytes.Contains(buf.Bytes(), []byte(`"outcome"`)) {
-			return fmt.Errorf("response has no moves and no outcome: %.200s", buf.String())
-		}
-		return nil
-	})
+		return checkRESTAnswer(resp.StatusCode, buf.Bytes())
+	}, tr.CloseIdleConnections
 }
 
 // A watchRound is one game of a watch slot: its watchers watch it from
@@ -770,8 +879,8 @@ func playGame(ctx context.Context, client damonev1.GameServiceClient, name strin
 }
 
 func (rep *benchReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "damone bench: gRPC %s, REST %s; %d concurrent calls over %d gRPC connection(s); %s per scenario after %s warm-up; client %s\n\n",
-		rep.GRPCAddr, rep.HTTPAddr, rep.Concurrency, rep.Conns, rep.Duration, rep.Warmup, rep.Client)
+	fmt.Fprintf(w, "damone bench: gRPC %s, REST %s; %d concurrent calls over %d gRPC connection(s); %s per scenario in %d interleaved round(s), after %s warm-up; client %s\n\n",
+		rep.GRPCAddr, rep.HTTPAddr, rep.Concurrency, rep.Conns, rep.Duration, rep.Rounds, rep.Warmup, rep.Client)
 	if len(rep.Unary) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scenario\tcalls\terrors\tcalls/s\tp50\tp90\tp99\tmax\t\t")

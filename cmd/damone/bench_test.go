@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,35 @@ func TestBenchPositions(t *testing.T) {
 		if len(p.LegalMoves()) == 0 {
 			t.Errorf("%s: no legal moves", text)
 		}
+	}
+}
+
+// Bad settings are refused before any load, with the flag named.
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rounds", "0"}, "--rounds 0: must be 1 or more"},
+		{[]string{"--rest-client", "curl"}, `--rest-client "curl": want fasthttp or net/http`},
+		{[]string{"--duration", "0s"}, "--duration 0s: must be above 0"},
+	} {
+		var out, errOut strings.Builder
+		err := runBench(c.args, nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to contain %q", c.args, err, c.want)
+		}
+	}
+}
+
+// Samples of several rounds add up: calls over the summed measured time,
+// percentiles over every latency.
+func TestBenchSamplesAddUp(t *testing.T) {
+	var all loadSamples
+	all.add(&loadSamples{lat: ms(1, 2, 3), measured: time.Second})
+	all.add(&loadSamples{lat: ms(4), errs: 2, firstErr: "boom", measured: time.Second})
+	r := all.result("x")
+	if r.Calls != 4 || r.CallsPerSec != 2 || r.Errors != 2 || r.FirstError != "boom" || r.P50us != 2000 || r.MaxUs != 4000 {
+		t.Fatalf("got %+v; want 4 calls, 2 calls/s, 2 errors (boom), p50 2ms, max 4ms", r)
 	}
 }
