@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -133,7 +134,11 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 	if len(req.GetRequestId()) > 128 {
 		return nil, toStatus(badField("request_id", "is longer than 128 characters"))
 	}
-	mr := games.MoveRequest{GameID: id, Token: bearerToken(ctx), Move: req.GetMove(), RequestID: req.GetRequestId()}
+	token, err := bearerToken(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	mr := games.MoveRequest{GameID: id, Token: token, Move: req.GetMove(), RequestID: req.GetRequestId()}
 	switch p := req.GetPrecondition().(type) {
 	case *damonev1.MakeMoveRequest_Etag:
 		if p.Etag == "" {
@@ -159,7 +164,11 @@ func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.Resign(ctx, id, bearerToken(ctx))
+	token, err := bearerToken(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.Resign(ctx, id, token)
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
@@ -171,7 +180,11 @@ func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawReque
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.OfferDraw(ctx, id, bearerToken(ctx))
+	token, err := bearerToken(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.OfferDraw(ctx, id, token)
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
@@ -183,7 +196,11 @@ func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDr
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.AnswerDrawOffer(ctx, id, bearerToken(ctx), req.GetAccept())
+	token, err := bearerToken(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.AnswerDrawOffer(ctx, id, token, req.GetAccept())
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
@@ -207,15 +224,22 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 }
 
 // bearerToken reads "authorization: Bearer <token>" from the call's
-// metadata ("" if absent or in another form).
-func bearerToken(ctx context.Context) string {
+// metadata ("" if absent or in another form). More than one authorization
+// value is refused: which side is acting must never depend on which
+// header a proxy kept first.
+func bearerToken(ctx context.Context) (string, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
+	vals := md.Get("authorization")
+	if len(vals) > 1 {
+		return "", &games.Error{Code: games.CodeUnauthenticated, Reason: games.ReasonMissingToken,
+			Message: fmt.Sprintf("authorization: %d values; send exactly one 'authorization: Bearer <token>'", len(vals))}
+	}
+	for _, v := range vals {
 		if scheme, tok, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "bearer") {
-			return strings.TrimSpace(tok)
+			return strings.TrimSpace(tok), nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // named adds the resource name to a not-found error's metadata.

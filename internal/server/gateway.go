@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,12 @@ func newGateway(lis *bufconn.Listener) (http.Handler, *grpc.ClientConn, error) {
 		// turning every other header into metadata only cost time on each
 		// call.
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		// Nor does it send metadata meant for HTTP clients (gRPC's own
+		// headers, such as content-type application/grpc, are not).
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		// A request to a route with another method is 405, never served by
+		// the GET handler of the same path because of its Content-Type.
+		runtime.WithDisablePathLengthFallback(),
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithStreamErrorHandler(streamErrorHandler),
@@ -77,6 +85,25 @@ type jsonMarshaler struct{ runtime.JSONPb }
 // moves at the start); overshooting costs less than growing.
 const jsonPerWireByte = 5
 
+// StreamContentType is the type of WatchGame's and AnalyzePosition's
+// streams: one JSON object a line.
+func (j *jsonMarshaler) StreamContentType(any) string { return "application/x-ndjson" }
+
+// NewDecoder decodes one JSON value and refuses anything after it but
+// white space: JSONPb alone would ignore `{...} junk`.
+func (j *jsonMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	dw := j.JSONPb.NewDecoder(r).(runtime.DecoderWrapper)
+	return runtime.DecoderFunc(func(v any) error {
+		if err := dw.Decode(v); err != nil {
+			return err
+		}
+		if _, err := dw.Token(); err != io.EOF {
+			return status.Error(codes.InvalidArgument, "unexpected data after the JSON object")
+		}
+		return nil
+	})
+}
+
 func (j *jsonMarshaler) Marshal(v any) ([]byte, error) {
 	m, ok := v.(proto.Message)
 	if !ok {
@@ -101,6 +128,10 @@ func httpStatus(st *status.Status) int {
 	return runtime.HTTPStatusFromCode(st.Code())
 }
 
+// queryField finds the query parameter in the gateway's error for one it
+// cannot parse.
+var queryField = regexp.MustCompile(`^parsing field "([a-z0-9_.]+)"`)
+
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	code := 0
 	var tooBig *http.MaxBytesError
@@ -115,7 +146,11 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		// The gateway itself refused the request (JSON it cannot decode
 		// into the method's request, a bad query parameter): give it the
 		// error model's details like every other error.
-		err = invalidStatus("body", "the request does not decode as this method's request message: "+st.Message())
+		field := "body"
+		if m := queryField.FindStringSubmatch(st.Message()); m != nil {
+			field = m[1]
+		}
+		err = invalidStatus(field, "the request does not decode as this method's request message: "+st.Message())
 	}
 	st := status.Convert(err)
 	if code == 0 {
