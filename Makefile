@@ -33,8 +33,10 @@ build: ## Build bin/damone (static, trimmed paths, version stamped)
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/damone
 
 .PHONY: run
-run: ## Run the service on its defaults (gRPC :9090, REST :8080, metrics :9102)
-	go run ./cmd/damone serve
+run: build ## Run the service on its defaults (gRPC :9090, REST :8080, metrics :9102)
+	@# exec: Ctrl-C reaches the server itself, which drains and exits 0
+	@# (go run would report the interrupted child as a failure).
+	exec ./$(BIN) serve
 
 ##@ Tests and checks
 
