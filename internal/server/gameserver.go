@@ -124,7 +124,7 @@ func decodePageToken(t string, f games.StatusFilter) (string, error) {
 }
 
 func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest) (*damonev1.MakeMoveResponse, error) {
-	id, err := gameID("name", req.GetName())
+	id, token, err := actingOn(ctx, req.GetName())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -133,10 +133,6 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 	}
 	if len(req.GetRequestId()) > 128 {
 		return nil, toStatus(badField("request_id", "is longer than 128 characters"))
-	}
-	token, err := bearerToken(ctx)
-	if err != nil {
-		return nil, toStatus(err)
 	}
 	mr := games.MoveRequest{GameID: id, Token: token, Move: req.GetMove(), RequestID: req.GetRequestId()}
 	switch p := req.GetPrecondition().(type) {
@@ -160,11 +156,7 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 }
 
 func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*damonev1.ResignResponse, error) {
-	id, err := gameID("name", req.GetName())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	token, err := bearerToken(ctx)
+	id, token, err := actingOn(ctx, req.GetName())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -176,11 +168,7 @@ func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*
 }
 
 func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawRequest) (*damonev1.OfferDrawResponse, error) {
-	id, err := gameID("name", req.GetName())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	token, err := bearerToken(ctx)
+	id, token, err := actingOn(ctx, req.GetName())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -192,11 +180,7 @@ func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawReque
 }
 
 func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDrawOfferRequest) (*damonev1.AnswerDrawOfferResponse, error) {
-	id, err := gameID("name", req.GetName())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	token, err := bearerToken(ctx)
+	id, token, err := actingOn(ctx, req.GetName())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -221,6 +205,16 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 		return stream.SendMsg(r)
 	})
 	return toStatus(named(err, req.GetName()))
+}
+
+// actingOn returns the game id of a call that acts for a side, and the
+// side's token.
+func actingOn(ctx context.Context, name string) (id, token string, err error) {
+	if id, err = gameID("name", name); err != nil {
+		return "", "", err
+	}
+	token, err = bearerToken(ctx)
+	return id, token, err
 }
 
 // bearerToken reads "authorization: Bearer <token>" from the call's
