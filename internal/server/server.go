@@ -306,9 +306,7 @@ func (s *Server) shutdown() {
 
 func (s *Server) closeListeners() {
 	s.grpcLis.Close()
-	if s.gatewayLis != nil {
-		s.gatewayLis.Close()
-	}
+	s.gatewayLis.Close()
 	s.httpLis.Close()
 	s.metricsLis.Close()
 }

@@ -37,11 +37,16 @@ type vtMessage interface {
 // for bytes that are kept and sent many times.
 func Marshal(m proto.Message) ([]byte, error) {
 	if vm, ok := m.(vtMessage); ok {
-		b := make([]byte, vm.SizeVT())
-		n, err := vm.MarshalToSizedBufferVT(b)
-		return b[len(b)-n:], err
+		return marshalVT(vm, make([]byte, vm.SizeVT()))
 	}
 	return proto.Marshal(m)
+}
+
+// marshalVT encodes m into b, which is SizeVT() long; generated code
+// writes from the end, so the encoding is b's last n bytes.
+func marshalVT(m vtMessage, b []byte) ([]byte, error) {
+	n, err := m.MarshalToSizedBufferVT(b)
+	return b[len(b)-n:], err
 }
 
 // Size returns the length of m's protobuf encoding.
@@ -72,8 +77,8 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 	}
 	size := m.SizeVT()
 	if mem.IsBelowBufferPoolingThreshold(size) {
-		b := make([]byte, size)
-		if _, err := m.MarshalToSizedBufferVT(b); err != nil {
+		b, err := marshalVT(m, make([]byte, size))
+		if err != nil {
 			return nil, err
 		}
 		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
