@@ -300,10 +300,11 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 				return err
 			}
 		case scenarioListREST:
-			call, closeIdle := restCaller(cfg)
+			newCaller := restCaller
 			if cfg.restClient == restClientFast {
-				call, closeIdle = fastRESTCaller(cfg)
+				newCaller = fastRESTCaller
 			}
+			call, closeIdle := newCaller(cfg)
 			defer closeIdle()
 			calls[sc] = call
 		default:
@@ -543,25 +544,19 @@ func fastRESTCaller(cfg benchConfig) (func(ctx context.Context, w, i int) error,
 	reqs := make([]*fasthttp.Request, cfg.concurrency)
 	resps := make([]*fasthttp.Response, cfg.concurrency)
 	for w := range reqs {
-		reqs[w], resps[w] = fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		reqs[w], resps[w] = new(fasthttp.Request), new(fasthttp.Response)
 		reqs[w].SetRequestURI(url)
 		reqs[w].Header.SetMethod(http.MethodPost)
 		reqs[w].Header.SetContentType("application/json")
 	}
 	return func(_ context.Context, w, i int) error {
-			req, resp := reqs[w], resps[w]
-			req.SetBodyRaw(bodies[i%len(bodies)])
-			if err := client.Do(req, resp); err != nil {
-				return err
-			}
-			return checkRESTAnswer(resp.StatusCode(), resp.Body())
-		}, func() {
-			client.CloseIdleConnections()
-			for w := range reqs {
-				fasthttp.ReleaseRequest(reqs[w])
-				fasthttp.ReleaseResponse(resps[w])
-			}
+		req, resp := reqs[w], resps[w]
+		req.SetBodyRaw(bodies[i%len(bodies)])
+		if err := client.Do(req, resp); err != nil {
+			return err
 		}
+		return checkRESTAnswer(resp.StatusCode(), resp.Body())
+	}, client.CloseIdleConnections
 }
 
 // restCaller returns a call that posts list-legal-moves requests to the
