@@ -519,8 +519,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 			}
 		}
 	}
-	if len(want) != 13 {
-		t.Errorf("%d routes, want 13 (4 RulesService + 8 GameService + 1 AnalysisService)", len(want))
+	if len(want) != 16 {
+		t.Errorf("%d routes, want 16 (6 RulesService + 9 GameService + 1 AnalysisService)", len(want))
 	}
 }
 

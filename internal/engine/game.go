@@ -62,13 +62,17 @@ func DefaultVariant() Variant {
 	}
 }
 
-// ErrNoDamone is returned for the capture-all-Damones win condition when a
-// side starts without a Damone (RULES.md, End of the game).
+// ErrNoDamone is returned for the capture-all-Damones win condition with a
+// standard setup that has no Damone (RULES.md, End of the game: the win
+// condition needs a Damone for each side). A custom start in which a side
+// has no Damone is not an error: it is a decided start (see
+// Variant.PositionOutcome).
 var ErrNoDamone = errors.New("win condition capture-all-damones needs a Damone for each side in the starting position")
 
 // InitialPosition validates the variant and returns its starting position.
-// Errors: an unknown setup, win condition or side, a negative no-progress
-// limit, or ErrNoDamone.
+// A start that is already decided is valid (RULES.md, End of the game:
+// a game from it is over at ply 0). Errors: an unknown setup, win
+// condition or side, a negative no-progress limit, or ErrNoDamone.
 func (v *Variant) InitialPosition() (Position, error) {
 	if v.FirstPlayer > Black {
 		return Position{}, fmt.Errorf("unknown first player %d", v.FirstPlayer)
@@ -88,7 +92,7 @@ func (v *Variant) InitialPosition() (Position, error) {
 	switch v.WinCondition {
 	case 0, CaptureAllPieces:
 	case CaptureAllDamones:
-		if start.pieces[Red][Damone] == 0 || start.pieces[Black][Damone] == 0 {
+		if v.Setup != SetupCustom && (start.pieces[Red][Damone] == 0 || start.pieces[Black][Damone] == 0) {
 			return Position{}, ErrNoDamone
 		}
 	default:
@@ -157,10 +161,21 @@ func (o Outcome) String() string {
 
 // PositionOutcome returns the outcome decided by the position alone under
 // the variant's settings: every rule of RULES.md, End of the game, except
-// repetition (which needs the game's history; see Game). Wins are checked
-// before the no-progress draw: a move that leaves the opponent without a
-// move wins even on the ply that reaches the limit.
+// repetition (which needs the game's history; see Game). When several
+// hold, the first of these decides (RULES.md, End of the game): the side
+// to move has no pieces; under capture-all-Damones, it has no Damone; it
+// has no legal move; the no-progress count has reached the limit. The
+// checks on the side not to move can only hold in a custom start.
 func (v *Variant) PositionOutcome(p *Position) Outcome {
+	if o := v.decisive(p); o.Over() {
+		return o
+	}
+	return v.noProgress(p)
+}
+
+// decisive returns the wins the position decides: every ending but the
+// draws.
+func (v *Variant) decisive(p *Position) Outcome {
 	us := p.stm
 	win := WinFor(us ^ 1)
 	if p.occ[us] == 0 {
@@ -173,13 +188,20 @@ func (v *Variant) PositionOutcome(p *Position) Outcome {
 		if p.pieces[us][Damone] == 0 {
 			return Outcome{win, AllDamonesCaptured}
 		}
-		if p.pieces[us^1][Damone] == 0 {
+		if p.pieces[us^1][Damone] == 0 { // only a custom start
 			return Outcome{WinFor(us), AllDamonesCaptured}
 		}
 	}
 	if !p.HasMoves() {
 		return Outcome{win, Stalemate}
 	}
+	return Outcome{}
+}
+
+// noProgress returns the no-progress draw if the position's count has
+// reached the limit (RULES.md, End of the game: the count starts from the
+// start's position text).
+func (v *Variant) noProgress(p *Position) Outcome {
 	if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
 		return Outcome{Draw, NoProgress}
 	}
@@ -270,9 +292,13 @@ func (g *Game) play(m Move) {
 	next := g.Position().After(&m)
 	g.moves = append(g.moves, m)
 	g.positions = append(g.positions, next)
-	g.outcome = g.variant.PositionOutcome(&next)
+	// Wins, then repetition, then no progress (RULES.md, End of the game).
+	g.outcome = g.variant.decisive(&next)
 	if !g.outcome.Over() && g.variant.RepetitionDraw && g.occurrences(&next) >= 3 {
 		g.outcome = Outcome{Draw, Repetition}
+	}
+	if !g.outcome.Over() {
+		g.outcome = g.variant.noProgress(&next)
 	}
 }
 

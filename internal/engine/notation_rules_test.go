@@ -240,10 +240,20 @@ func TestRulesEndOfGame(t *testing.T) {
 	if _, err := NewGame(v2); err == nil {
 		t.Error("no-Damone setup + capture-all-damones accepted")
 	}
+	// A custom start without a Damone is a decided start, over at ply 0
+	// (RULES.md, End of the game): the side without one has lost.
 	v2.Setup = SetupCustom
 	v2.Start = xtPos(t, Red, "Mh1,Pe2", "Pd7,Da8")
-	if _, err := NewGame(v2); err == nil {
-		t.Error("custom start without a Black Damone + capture-all-damones accepted")
+	if g, err := NewGame(v2); err != nil {
+		t.Errorf("custom start without a Black Damone + capture-all-damones: %v", err)
+	} else if o := g.Outcome(); o != (Outcome{RedWins, AllDamonesCaptured}) {
+		t.Errorf("custom start without a Black Damone: %v, want red wins (all damones captured)", o)
+	}
+	v2.Start = xtPos(t, Red, "Dh1,Pe2", "Pd7,Ma8")
+	if g, err := NewGame(v2); err != nil {
+		t.Errorf("custom start, Red to move without a Damone: %v", err)
+	} else if o := g.Outcome(); o != (Outcome{BlackWins, AllDamonesCaptured}) {
+		t.Errorf("custom start, Red to move without a Damone: %v, want black wins (all damones captured)", o)
 	}
 	v2.Start = xtPos(t, Red, "Mh1,Pe2", "Pd7,Ma8")
 	if _, err := NewGame(v2); err != nil {

@@ -807,3 +807,81 @@ func (f *xtFakeT) Fatalf(format string, args ...any) {
 	f.Errorf(format, args...)
 }
 func (f *xtFakeT) Logf(string, ...any) {}
+
+// RULES.md, End of the game: when several endings hold after one ply,
+// repetition comes before no progress, and wins before both.
+func TestRulesEndingPrecedence(t *testing.T) {
+	v := DefaultVariant()
+	v.Setup = SetupCustom
+	v.Start = xtPos(t, Red, "Mc2,Dd3,Pg4", "Mc6,Md7,Pg6")
+	v.NoProgressLimit = 8
+	g, err := NewGame(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The start occurs again after plies 4 and 8; ply 8 also reaches the
+	// limit of 8 plies without progress.
+	for i, m := range strings.Fields("c2-b1 g6-h7 b1-c2 h7-g6 c2-b1 g6-h7 b1-c2 h7-g6") {
+		if _, err := g.PlayText(m); err != nil {
+			t.Fatalf("ply %d %s: %v", i+1, m, err)
+		}
+		if i < 7 && g.Outcome().Over() {
+			t.Fatalf("over after ply %d: %v", i+1, g.Outcome())
+		}
+	}
+	if o := g.Outcome(); o != (Outcome{Draw, Repetition}) {
+		t.Errorf("third occurrence on the ply that reaches the limit: %v, want draw (repetition)", o)
+	}
+	// With repetition off, the same ply ends by no progress.
+	v.RepetitionDraw = false
+	g, _ = NewGame(v)
+	for _, m := range strings.Fields("c2-b1 g6-h7 b1-c2 h7-g6 c2-b1 g6-h7 b1-c2 h7-g6") {
+		g.PlayText(m)
+	}
+	if o := g.Outcome(); o != (Outcome{Draw, NoProgress}) || g.Ply() != 8 {
+		t.Errorf("repetition off: %v at ply %d, want draw (no progress) at ply 8", o, g.Ply())
+	}
+}
+
+// RULES.md, End of the game: the no-progress count starts from the start's
+// counter, and a start at the limit is over at ply 0.
+func TestRulesDecidedStarts(t *testing.T) {
+	v := DefaultVariant()
+	v.Setup = SetupCustom
+	v.NoProgressLimit = 5
+	v.Start = xtPosN(t, Red, "Mc2", "Mc6", 3)
+	g, err := NewGame(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.PlayText("c2-b1")
+	if g.Outcome().Over() {
+		t.Fatalf("over after one ply from counter 3 (limit 5): %v", g.Outcome())
+	}
+	g.PlayText("c6-b7")
+	if o := g.Outcome(); o != (Outcome{Draw, NoProgress}) {
+		t.Errorf("counter 3 + 2 plies, limit 5: %v, want draw (no progress)", o)
+	}
+	v.Start = xtPosN(t, Red, "Mc2", "Mc6", 5)
+	if g, err := NewGame(v); err != nil || g.Outcome() != (Outcome{Draw, NoProgress}) {
+		t.Errorf("start at the limit: %v, %v; want over at ply 0, draw (no progress)", g.Outcome(), err)
+	}
+	// A side without pieces, either to move or not.
+	v.Start = xtPos(t, Red, "", "Mc6")
+	if g, err := NewGame(v); err != nil || g.Outcome() != (Outcome{BlackWins, AllPiecesCaptured}) {
+		t.Errorf("Red to move without pieces: %v, %v", g.Outcome(), err)
+	}
+	v.Start = xtPos(t, Red, "Mc2", "")
+	if g, err := NewGame(v); err != nil || g.Outcome() != (Outcome{RedWins, AllPiecesCaptured}) {
+		t.Errorf("Black without pieces, Red to move: %v, %v", g.Outcome(), err)
+	}
+	// Blocked at the start: Black Pedine b7 against Damas on a6, c6, c8,
+	// with the counter also past the limit: the win comes first.
+	v.Start = xtPosN(t, Black, "Dc6,Dc8,Da6", "Pb7", 9)
+	if g, err := NewGame(v); err != nil || g.Outcome() != (Outcome{RedWins, Stalemate}) {
+		t.Errorf("blocked start past the limit: %v, %v; want red wins (stalemate)", g.Outcome(), err)
+	}
+	if _, err := g.PlayText("b7-a8"); err != ErrGameOver {
+		t.Errorf("a move in a decided start: %v, want ErrGameOver", err)
+	}
+}

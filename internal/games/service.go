@@ -155,9 +155,6 @@ func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOppon
 	if err != nil {
 		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
 	}
-	if o := eg.Outcome(); o.Over() {
-		return nil, Tokens{}, invalid("game.initial_position", "the starting position is already decided: %s", o)
-	}
 	if s.limits.MaxGames > 0 {
 		// Count and create under one lock, so concurrent creates cannot
 		// both pass the check (within this process; replicas sharing a

@@ -192,8 +192,9 @@ func variantFromProto(field string, v *damonev1.Variant) (engine.Variant, error)
 		if err != nil {
 			return out, err
 		}
-		if out.Setup == engine.SetupCustom {
-			return out, badField(field+".first_player", "must be unset with start_position, whose side_to_move moves first")
+		if out.Setup == engine.SetupCustom && s != out.Start.SideToMove() {
+			return out, badField(field+".first_player", "must be unset or equal to start_position's side_to_move (%v), which moves first; got %v",
+				sideToProto[out.Start.SideToMove()], v.GetFirstPlayer())
 		}
 		out.FirstPlayer = s
 	}

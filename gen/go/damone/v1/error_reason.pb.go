@@ -103,7 +103,9 @@ const (
 	// `watchers_per_game` (open WatchGame streams), `watch_buffer` (a watcher
 	// fell too far behind: watch again from its last sequence), `analyses`
 	// (AnalyzePosition calls at once), `analysis_time` (a move_time above
-	// the cap), `request_bytes` (a REST body above the size limit); clients
+	// the cap), `request_bytes` (a REST body above the size limit),
+	// `game_plies` (a ValidateGame game with more moves than the server's
+	// limit); clients
 	// must accept other values); `maximum` (the limit's value). Retry later,
 	// or with a smaller request.
 	ErrorReason_ERROR_REASON_LIMIT_EXCEEDED ErrorReason = 13

@@ -859,6 +859,98 @@ func (x *WatchGameRequest) GetSinceSequence() int64 {
 	return 0
 }
 
+// The request of GameService.ExportPdn.
+type ExportPdnRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game's resource name, e.g. `games/k3v9q2m7x1`. Required.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportPdnRequest) Reset() {
+	*x = ExportPdnRequest{}
+	mi := &file_damone_v1_game_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportPdnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportPdnRequest) ProtoMessage() {}
+
+func (x *ExportPdnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_game_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportPdnRequest.ProtoReflect.Descriptor instead.
+func (*ExportPdnRequest) Descriptor() ([]byte, []int) {
+	return file_damone_v1_game_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ExportPdnRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The response of GameService.ExportPdn.
+type ExportPdnResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game as one PDN game record, lines ending in `\n`.
+	Pdn           string `protobuf:"bytes,1,opt,name=pdn,proto3" json:"pdn,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportPdnResponse) Reset() {
+	*x = ExportPdnResponse{}
+	mi := &file_damone_v1_game_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportPdnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportPdnResponse) ProtoMessage() {}
+
+func (x *ExportPdnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_game_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportPdnResponse.ProtoReflect.Descriptor instead.
+func (*ExportPdnResponse) Descriptor() ([]byte, []int) {
+	return file_damone_v1_game_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ExportPdnResponse) GetPdn() string {
+	if x != nil {
+		return x.Pdn
+	}
+	return ""
+}
+
 var File_damone_v1_game_service_proto protoreflect.FileDescriptor
 
 const file_damone_v1_game_service_proto_rawDesc = "" +
@@ -908,17 +1000,22 @@ const file_damone_v1_game_service_proto_rawDesc = "" +
 	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"M\n" +
 	"\x10WatchGameRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
-	"\x0esince_sequence\x18\x02 \x01(\x03R\rsinceSequence2\xbf\x04\n" +
+	"\x0esince_sequence\x18\x02 \x01(\x03R\rsinceSequence\"&\n" +
+	"\x10ExportPdnRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"%\n" +
+	"\x11ExportPdnResponse\x12\x10\n" +
+	"\x03pdn\x18\x01 \x01(\tR\x03pdn2\x96\x05\n" +
 	"\vGameService\x12I\n" +
 	"\n" +
-	"CreateGame\x12\x1c.damone.v1.CreateGameRequest\x1a\x1d.damone.v1.CreateGameResponse\x125\n" +
-	"\aGetGame\x12\x19.damone.v1.GetGameRequest\x1a\x0f.damone.v1.Game\x12F\n" +
-	"\tListGames\x12\x1b.damone.v1.ListGamesRequest\x1a\x1c.damone.v1.ListGamesResponse\x12C\n" +
+	"CreateGame\x12\x1c.damone.v1.CreateGameRequest\x1a\x1d.damone.v1.CreateGameResponse\x12:\n" +
+	"\aGetGame\x12\x19.damone.v1.GetGameRequest\x1a\x0f.damone.v1.Game\"\x03\x90\x02\x01\x12K\n" +
+	"\tListGames\x12\x1b.damone.v1.ListGamesRequest\x1a\x1c.damone.v1.ListGamesResponse\"\x03\x90\x02\x01\x12C\n" +
 	"\bMakeMove\x12\x1a.damone.v1.MakeMoveRequest\x1a\x1b.damone.v1.MakeMoveResponse\x12=\n" +
 	"\x06Resign\x12\x18.damone.v1.ResignRequest\x1a\x19.damone.v1.ResignResponse\x12F\n" +
 	"\tOfferDraw\x12\x1b.damone.v1.OfferDrawRequest\x1a\x1c.damone.v1.OfferDrawResponse\x12X\n" +
 	"\x0fAnswerDrawOffer\x12!.damone.v1.AnswerDrawOfferRequest\x1a\".damone.v1.AnswerDrawOfferResponse\x12@\n" +
-	"\tWatchGame\x12\x1b.damone.v1.WatchGameRequest\x1a\x14.damone.v1.GameEvent0\x01B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\tWatchGame\x12\x1b.damone.v1.WatchGameRequest\x1a\x14.damone.v1.GameEvent0\x01\x12K\n" +
+	"\tExportPdn\x12\x1b.damone.v1.ExportPdnRequest\x1a\x1c.damone.v1.ExportPdnResponse\"\x03\x90\x02\x01B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_game_service_proto_rawDescOnce sync.Once
@@ -932,7 +1029,7 @@ func file_damone_v1_game_service_proto_rawDescGZIP() []byte {
 	return file_damone_v1_game_service_proto_rawDescData
 }
 
-var file_damone_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_damone_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_damone_v1_game_service_proto_goTypes = []any{
 	(*CreateGameRequest)(nil),       // 0: damone.v1.CreateGameRequest
 	(*CreateGameResponse)(nil),      // 1: damone.v1.CreateGameResponse
@@ -948,21 +1045,23 @@ var file_damone_v1_game_service_proto_goTypes = []any{
 	(*AnswerDrawOfferRequest)(nil),  // 11: damone.v1.AnswerDrawOfferRequest
 	(*AnswerDrawOfferResponse)(nil), // 12: damone.v1.AnswerDrawOfferResponse
 	(*WatchGameRequest)(nil),        // 13: damone.v1.WatchGameRequest
-	(*Game)(nil),                    // 14: damone.v1.Game
-	(GameStatus)(0),                 // 15: damone.v1.GameStatus
-	(*Move)(nil),                    // 16: damone.v1.Move
-	(*GameEvent)(nil),               // 17: damone.v1.GameEvent
+	(*ExportPdnRequest)(nil),        // 14: damone.v1.ExportPdnRequest
+	(*ExportPdnResponse)(nil),       // 15: damone.v1.ExportPdnResponse
+	(*Game)(nil),                    // 16: damone.v1.Game
+	(GameStatus)(0),                 // 17: damone.v1.GameStatus
+	(*Move)(nil),                    // 18: damone.v1.Move
+	(*GameEvent)(nil),               // 19: damone.v1.GameEvent
 }
 var file_damone_v1_game_service_proto_depIdxs = []int32{
-	14, // 0: damone.v1.CreateGameRequest.game:type_name -> damone.v1.Game
-	14, // 1: damone.v1.CreateGameResponse.game:type_name -> damone.v1.Game
-	15, // 2: damone.v1.ListGamesRequest.status:type_name -> damone.v1.GameStatus
-	14, // 3: damone.v1.ListGamesResponse.games:type_name -> damone.v1.Game
-	16, // 4: damone.v1.MakeMoveResponse.move:type_name -> damone.v1.Move
-	14, // 5: damone.v1.MakeMoveResponse.game:type_name -> damone.v1.Game
-	14, // 6: damone.v1.ResignResponse.game:type_name -> damone.v1.Game
-	14, // 7: damone.v1.OfferDrawResponse.game:type_name -> damone.v1.Game
-	14, // 8: damone.v1.AnswerDrawOfferResponse.game:type_name -> damone.v1.Game
+	16, // 0: damone.v1.CreateGameRequest.game:type_name -> damone.v1.Game
+	16, // 1: damone.v1.CreateGameResponse.game:type_name -> damone.v1.Game
+	17, // 2: damone.v1.ListGamesRequest.status:type_name -> damone.v1.GameStatus
+	16, // 3: damone.v1.ListGamesResponse.games:type_name -> damone.v1.Game
+	18, // 4: damone.v1.MakeMoveResponse.move:type_name -> damone.v1.Move
+	16, // 5: damone.v1.MakeMoveResponse.game:type_name -> damone.v1.Game
+	16, // 6: damone.v1.ResignResponse.game:type_name -> damone.v1.Game
+	16, // 7: damone.v1.OfferDrawResponse.game:type_name -> damone.v1.Game
+	16, // 8: damone.v1.AnswerDrawOfferResponse.game:type_name -> damone.v1.Game
 	0,  // 9: damone.v1.GameService.CreateGame:input_type -> damone.v1.CreateGameRequest
 	2,  // 10: damone.v1.GameService.GetGame:input_type -> damone.v1.GetGameRequest
 	3,  // 11: damone.v1.GameService.ListGames:input_type -> damone.v1.ListGamesRequest
@@ -971,16 +1070,18 @@ var file_damone_v1_game_service_proto_depIdxs = []int32{
 	9,  // 14: damone.v1.GameService.OfferDraw:input_type -> damone.v1.OfferDrawRequest
 	11, // 15: damone.v1.GameService.AnswerDrawOffer:input_type -> damone.v1.AnswerDrawOfferRequest
 	13, // 16: damone.v1.GameService.WatchGame:input_type -> damone.v1.WatchGameRequest
-	1,  // 17: damone.v1.GameService.CreateGame:output_type -> damone.v1.CreateGameResponse
-	14, // 18: damone.v1.GameService.GetGame:output_type -> damone.v1.Game
-	4,  // 19: damone.v1.GameService.ListGames:output_type -> damone.v1.ListGamesResponse
-	6,  // 20: damone.v1.GameService.MakeMove:output_type -> damone.v1.MakeMoveResponse
-	8,  // 21: damone.v1.GameService.Resign:output_type -> damone.v1.ResignResponse
-	10, // 22: damone.v1.GameService.OfferDraw:output_type -> damone.v1.OfferDrawResponse
-	12, // 23: damone.v1.GameService.AnswerDrawOffer:output_type -> damone.v1.AnswerDrawOfferResponse
-	17, // 24: damone.v1.GameService.WatchGame:output_type -> damone.v1.GameEvent
-	17, // [17:25] is the sub-list for method output_type
-	9,  // [9:17] is the sub-list for method input_type
+	14, // 17: damone.v1.GameService.ExportPdn:input_type -> damone.v1.ExportPdnRequest
+	1,  // 18: damone.v1.GameService.CreateGame:output_type -> damone.v1.CreateGameResponse
+	16, // 19: damone.v1.GameService.GetGame:output_type -> damone.v1.Game
+	4,  // 20: damone.v1.GameService.ListGames:output_type -> damone.v1.ListGamesResponse
+	6,  // 21: damone.v1.GameService.MakeMove:output_type -> damone.v1.MakeMoveResponse
+	8,  // 22: damone.v1.GameService.Resign:output_type -> damone.v1.ResignResponse
+	10, // 23: damone.v1.GameService.OfferDraw:output_type -> damone.v1.OfferDrawResponse
+	12, // 24: damone.v1.GameService.AnswerDrawOffer:output_type -> damone.v1.AnswerDrawOfferResponse
+	19, // 25: damone.v1.GameService.WatchGame:output_type -> damone.v1.GameEvent
+	15, // 26: damone.v1.GameService.ExportPdn:output_type -> damone.v1.ExportPdnResponse
+	18, // [18:27] is the sub-list for method output_type
+	9,  // [9:18] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1003,7 +1104,7 @@ func file_damone_v1_game_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_game_service_proto_rawDesc), len(file_damone_v1_game_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,6 +30,7 @@ const (
 	GameService_OfferDraw_FullMethodName       = "/damone.v1.GameService/OfferDraw"
 	GameService_AnswerDrawOffer_FullMethodName = "/damone.v1.GameService/AnswerDrawOffer"
 	GameService_WatchGame_FullMethodName       = "/damone.v1.GameService/WatchGame"
+	GameService_ExportPdn_FullMethodName       = "/damone.v1.GameService/ExportPdn"
 )
 
 // GameServiceClient is the client API for GameService service.
@@ -156,6 +157,17 @@ type GameServiceClient interface {
 	// a stream of newline-delimited JSON objects, each `{"result": <event>}`
 	// (or `{"error": <status>}` if the stream fails).
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GameEvent], error)
+	// Returns a game as a PDN game record (docs/notation.md, PDN): the seven
+	// standard tags, `GameType` naming Italian Damone, `SetUp` and `FEN` for a
+	// custom start, the variant's settings as tags, and the moves with move
+	// numbers and the result token. A finished game's reason is a comment
+	// after the last move.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
+	// NOT_FOUND (GAME_NOT_FOUND).
+	//
+	// HTTP: `GET /v1/{name=games/*}:exportPdn`.
+	ExportPdn(ctx context.Context, in *ExportPdnRequest, opts ...grpc.CallOption) (*ExportPdnResponse, error)
 }
 
 type gameServiceClient struct {
@@ -254,6 +266,16 @@ func (c *gameServiceClient) WatchGame(ctx context.Context, in *WatchGameRequest,
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GameService_WatchGameClient = grpc.ServerStreamingClient[GameEvent]
+
+func (c *gameServiceClient) ExportPdn(ctx context.Context, in *ExportPdnRequest, opts ...grpc.CallOption) (*ExportPdnResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExportPdnResponse)
+	err := c.cc.Invoke(ctx, GameService_ExportPdn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
@@ -379,6 +401,17 @@ type GameServiceServer interface {
 	// a stream of newline-delimited JSON objects, each `{"result": <event>}`
 	// (or `{"error": <status>}` if the stream fails).
 	WatchGame(*WatchGameRequest, grpc.ServerStreamingServer[GameEvent]) error
+	// Returns a game as a PDN game record (docs/notation.md, PDN): the seven
+	// standard tags, `GameType` naming Italian Damone, `SetUp` and `FEN` for a
+	// custom start, the variant's settings as tags, and the moves with move
+	// numbers and the result token. A finished game's reason is a comment
+	// after the last move.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
+	// NOT_FOUND (GAME_NOT_FOUND).
+	//
+	// HTTP: `GET /v1/{name=games/*}:exportPdn`.
+	ExportPdn(context.Context, *ExportPdnRequest) (*ExportPdnResponse, error)
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -412,6 +445,9 @@ func (UnimplementedGameServiceServer) AnswerDrawOffer(context.Context, *AnswerDr
 }
 func (UnimplementedGameServiceServer) WatchGame(*WatchGameRequest, grpc.ServerStreamingServer[GameEvent]) error {
 	return status.Error(codes.Unimplemented, "method WatchGame not implemented")
+}
+func (UnimplementedGameServiceServer) ExportPdn(context.Context, *ExportPdnRequest) (*ExportPdnResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportPdn not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 func (UnimplementedGameServiceServer) testEmbeddedByValue()                     {}
@@ -571,6 +607,24 @@ func _GameService_WatchGame_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GameService_WatchGameServer = grpc.ServerStreamingServer[GameEvent]
 
+func _GameService_ExportPdn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExportPdnRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).ExportPdn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_ExportPdn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).ExportPdn(ctx, req.(*ExportPdnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GameService_ServiceDesc is the grpc.ServiceDesc for GameService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -605,6 +659,10 @@ var GameService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AnswerDrawOffer",
 			Handler:    _GameService_AnswerDrawOffer_Handler,
+		},
+		{
+			MethodName: "ExportPdn",
+			Handler:    _GameService_ExportPdn_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

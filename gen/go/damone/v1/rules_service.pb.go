@@ -513,6 +513,494 @@ func (x *PerftResponse) GetDivisions() []*PerftResponse_Division {
 	return nil
 }
 
+// The request of RulesService.ValidateGame.
+//
+// JSON example: `{"variant": {"no_progress_limit": 8}, "moves": ["e2-d3",
+// "f7-e6", "d3-c4"]}`.
+type ValidateGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rule settings the game was played under, with its start. Unset
+	// means the standard game. With `pdn`, a PDN `FEN` tag (with `SetUp` "1")
+	// gives the start instead; `variant.start_position` must then be unset
+	// or the same position.
+	Variant *Variant `protobuf:"bytes,1,opt,name=variant,proto3" json:"variant,omitempty"`
+	// The moves in order, one ply each, in the notation of docs/notation.md
+	// (full or short form). Give `moves` or `pdn`, not both.
+	Moves []string `protobuf:"bytes,2,rep,name=moves,proto3" json:"moves,omitempty"`
+	// The game as one PDN game record (docs/notation.md, PDN): tags, then
+	// movetext with move numbers, comments, variations (skipped) and a result
+	// token. Give `moves` or `pdn`, not both.
+	Pdn *string `protobuf:"bytes,3,opt,name=pdn,proto3,oneof" json:"pdn,omitempty"`
+	// If true, `positions` holds the position after each legal ply.
+	IncludePositions bool `protobuf:"varint,4,opt,name=include_positions,json=includePositions,proto3" json:"include_positions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ValidateGameRequest) Reset() {
+	*x = ValidateGameRequest{}
+	mi := &file_damone_v1_rules_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGameRequest) ProtoMessage() {}
+
+func (x *ValidateGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_rules_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGameRequest.ProtoReflect.Descriptor instead.
+func (*ValidateGameRequest) Descriptor() ([]byte, []int) {
+	return file_damone_v1_rules_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ValidateGameRequest) GetVariant() *Variant {
+	if x != nil {
+		return x.Variant
+	}
+	return nil
+}
+
+func (x *ValidateGameRequest) GetMoves() []string {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
+}
+
+func (x *ValidateGameRequest) GetPdn() string {
+	if x != nil && x.Pdn != nil {
+		return *x.Pdn
+	}
+	return ""
+}
+
+func (x *ValidateGameRequest) GetIncludePositions() bool {
+	if x != nil {
+		return x.IncludePositions
+	}
+	return false
+}
+
+// The response of RulesService.ValidateGame: the verdict on a game.
+type ValidateGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True if every move given was legal and none came after the game ended.
+	// A PDN result token is not checked against the moves: it may record a
+	// resignation, an agreed draw or a time forfeit, which moves cannot show.
+	Valid bool `protobuf:"varint,1,opt,name=valid,proto3" json:"valid,omitempty"`
+	// The 1-based ply of the first move that is not legal (a move given
+	// after the game ended is illegal at its ply); 0 when `valid`.
+	FirstIllegalPly int32 `protobuf:"varint,2,opt,name=first_illegal_ply,json=firstIllegalPly,proto3" json:"first_illegal_ply,omitempty"`
+	// The move at `first_illegal_ply`, as given; empty when `valid`.
+	IllegalMove string `protobuf:"bytes,3,opt,name=illegal_move,json=illegalMove,proto3" json:"illegal_move,omitempty"`
+	// Why that move was refused: the ErrorInfo reason ApplyMove would give
+	// for it in the position before it, e.g. `ILLEGAL_MOVE`,
+	// `AMBIGUOUS_MOVE`, `INVALID_REQUEST` (not move notation) or `GAME_OVER`
+	// (the game had ended); empty when `valid`.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// ApplyMove's `cause` metadata for ILLEGAL_MOVE (e.g. `CAPTURE_REQUIRED`,
+	// `CAPTURE_PRIORITY`, `OPPONENT_PIECE`); empty otherwise.
+	Cause string `protobuf:"bytes,5,opt,name=cause,proto3" json:"cause,omitempty"`
+	// The message ApplyMove would give for that move, for people.
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// The ErrorInfo metadata ApplyMove would give for that move
+	// (`legal_moves`, `matching_moves`, `result`, ...).
+	Metadata map[string]string `protobuf:"bytes,7,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The legal plies played, in full notation (even where the short form
+	// was given), up to the first illegal move or the end of the game.
+	Moves []string `protobuf:"bytes,8,rep,name=moves,proto3" json:"moves,omitempty"`
+	// The number of legal plies played (the length of `moves`).
+	Ply int32 `protobuf:"varint,9,opt,name=ply,proto3" json:"ply,omitempty"`
+	// How the game ended under the variant's rules, if it did; unset if it
+	// goes on after the last legal ply.
+	Outcome *Outcome `protobuf:"bytes,10,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// The ply after which the game ended (0 for a start already decided);
+	// set if and only if `outcome` is.
+	EndPly *int32 `protobuf:"varint,11,opt,name=end_ply,json=endPly,proto3,oneof" json:"end_ply,omitempty"`
+	// The position after the last legal ply (the start if there is none).
+	FinalPosition *Position `protobuf:"bytes,12,opt,name=final_position,json=finalPosition,proto3" json:"final_position,omitempty"`
+	// With `include_positions`, the position after each legal ply:
+	// `positions[i]` follows `moves[i]`.
+	Positions     []*Position `protobuf:"bytes,13,rep,name=positions,proto3" json:"positions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateGameResponse) Reset() {
+	*x = ValidateGameResponse{}
+	mi := &file_damone_v1_rules_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGameResponse) ProtoMessage() {}
+
+func (x *ValidateGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_rules_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGameResponse.ProtoReflect.Descriptor instead.
+func (*ValidateGameResponse) Descriptor() ([]byte, []int) {
+	return file_damone_v1_rules_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ValidateGameResponse) GetValid() bool {
+	if x != nil {
+		return x.Valid
+	}
+	return false
+}
+
+func (x *ValidateGameResponse) GetFirstIllegalPly() int32 {
+	if x != nil {
+		return x.FirstIllegalPly
+	}
+	return 0
+}
+
+func (x *ValidateGameResponse) GetIllegalMove() string {
+	if x != nil {
+		return x.IllegalMove
+	}
+	return ""
+}
+
+func (x *ValidateGameResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ValidateGameResponse) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
+func (x *ValidateGameResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ValidateGameResponse) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *ValidateGameResponse) GetMoves() []string {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
+}
+
+func (x *ValidateGameResponse) GetPly() int32 {
+	if x != nil {
+		return x.Ply
+	}
+	return 0
+}
+
+func (x *ValidateGameResponse) GetOutcome() *Outcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return nil
+}
+
+func (x *ValidateGameResponse) GetEndPly() int32 {
+	if x != nil && x.EndPly != nil {
+		return *x.EndPly
+	}
+	return 0
+}
+
+func (x *ValidateGameResponse) GetFinalPosition() *Position {
+	if x != nil {
+		return x.FinalPosition
+	}
+	return nil
+}
+
+func (x *ValidateGameResponse) GetPositions() []*Position {
+	if x != nil {
+		return x.Positions
+	}
+	return nil
+}
+
+// One request of RulesService.ValidateGames.
+//
+// JSON example (one line of the NDJSON body): `{"id": "g1", "game":
+// {"moves": ["e2-d3", "f7-e6"]}}`.
+type ValidateGamesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The client's name for this game, echoed in its response; at most 128
+	// bytes. Need not be unique.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The game, as for ValidateGame. Required.
+	Game          *ValidateGameRequest `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateGamesRequest) Reset() {
+	*x = ValidateGamesRequest{}
+	mi := &file_damone_v1_rules_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGamesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGamesRequest) ProtoMessage() {}
+
+func (x *ValidateGamesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_rules_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGamesRequest.ProtoReflect.Descriptor instead.
+func (*ValidateGamesRequest) Descriptor() ([]byte, []int) {
+	return file_damone_v1_rules_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ValidateGamesRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ValidateGamesRequest) GetGame() *ValidateGameRequest {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+// One response of RulesService.ValidateGames.
+type ValidateGamesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The `id` of the request this answers.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The verdict, or why there is none.
+	//
+	// Types that are valid to be assigned to Answer:
+	//
+	//	*ValidateGamesResponse_Result
+	//	*ValidateGamesResponse_Error
+	Answer        isValidateGamesResponse_Answer `protobuf_oneof:"answer"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateGamesResponse) Reset() {
+	*x = ValidateGamesResponse{}
+	mi := &file_damone_v1_rules_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGamesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGamesResponse) ProtoMessage() {}
+
+func (x *ValidateGamesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_rules_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGamesResponse.ProtoReflect.Descriptor instead.
+func (*ValidateGamesResponse) Descriptor() ([]byte, []int) {
+	return file_damone_v1_rules_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ValidateGamesResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ValidateGamesResponse) GetAnswer() isValidateGamesResponse_Answer {
+	if x != nil {
+		return x.Answer
+	}
+	return nil
+}
+
+func (x *ValidateGamesResponse) GetResult() *ValidateGameResponse {
+	if x != nil {
+		if x, ok := x.Answer.(*ValidateGamesResponse_Result); ok {
+			return x.Result
+		}
+	}
+	return nil
+}
+
+func (x *ValidateGamesResponse) GetError() *ValidationError {
+	if x != nil {
+		if x, ok := x.Answer.(*ValidateGamesResponse_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isValidateGamesResponse_Answer interface {
+	isValidateGamesResponse_Answer()
+}
+
+type ValidateGamesResponse_Result struct {
+	// The verdict ValidateGame gives for the game.
+	Result *ValidateGameResponse `protobuf:"bytes,2,opt,name=result,proto3,oneof"`
+}
+
+type ValidateGamesResponse_Error struct {
+	// The error ValidateGame would return for the request (an invalid
+	// variant, a game above the size limits, ...).
+	Error *ValidationError `protobuf:"bytes,3,opt,name=error,proto3,oneof"`
+}
+
+func (*ValidateGamesResponse_Result) isValidateGamesResponse_Answer() {}
+
+func (*ValidateGamesResponse_Error) isValidateGamesResponse_Answer() {}
+
+// An error answering one request of a stream, in the error model's terms
+// (error_reason.proto).
+type ValidationError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code's name, e.g. `INVALID_ARGUMENT`.
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The ErrorInfo reason, e.g. `INVALID_REQUEST`, `LIMIT_EXCEEDED`.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// For INVALID_REQUEST, the path of the malformed field, e.g.
+	// `game.variant.start_position`.
+	Field string `protobuf:"bytes,3,opt,name=field,proto3" json:"field,omitempty"`
+	// A sentence for people.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The ErrorInfo metadata, e.g. `limit` and `maximum`.
+	Metadata      map[string]string `protobuf:"bytes,5,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidationError) Reset() {
+	*x = ValidationError{}
+	mi := &file_damone_v1_rules_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidationError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidationError) ProtoMessage() {}
+
+func (x *ValidationError) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_rules_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
+func (*ValidationError) Descriptor() ([]byte, []int) {
+	return file_damone_v1_rules_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ValidationError) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ValidationError) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ValidationError) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *ValidationError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ValidationError) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
 // The count under one first move.
 type PerftResponse_Division struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -527,7 +1015,7 @@ type PerftResponse_Division struct {
 
 func (x *PerftResponse_Division) Reset() {
 	*x = PerftResponse_Division{}
-	mi := &file_damone_v1_rules_service_proto_msgTypes[8]
+	mi := &file_damone_v1_rules_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -539,7 +1027,7 @@ func (x *PerftResponse_Division) String() string {
 func (*PerftResponse_Division) ProtoMessage() {}
 
 func (x *PerftResponse_Division) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_rules_service_proto_msgTypes[8]
+	mi := &file_damone_v1_rules_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,12 +1090,57 @@ const file_damone_v1_rules_service_proto_rawDesc = "" +
 	"\tdivisions\x18\x02 \x03(\v2!.damone.v1.PerftResponse.DivisionR\tdivisions\x1a4\n" +
 	"\bDivision\x12\x12\n" +
 	"\x04move\x18\x01 \x01(\tR\x04move\x12\x14\n" +
-	"\x05nodes\x18\x02 \x01(\x03R\x05nodes2\xcc\x02\n" +
-	"\fRulesService\x12a\n" +
-	"\x12GetInitialPosition\x12$.damone.v1.GetInitialPositionRequest\x1a%.damone.v1.GetInitialPositionResponse\x12U\n" +
-	"\x0eListLegalMoves\x12 .damone.v1.ListLegalMovesRequest\x1a!.damone.v1.ListLegalMovesResponse\x12F\n" +
-	"\tApplyMove\x12\x1b.damone.v1.ApplyMoveRequest\x1a\x1c.damone.v1.ApplyMoveResponse\x12:\n" +
-	"\x05Perft\x12\x17.damone.v1.PerftRequest\x1a\x18.damone.v1.PerftResponseB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\x05nodes\x18\x02 \x01(\x03R\x05nodes\"\xa5\x01\n" +
+	"\x13ValidateGameRequest\x12,\n" +
+	"\avariant\x18\x01 \x01(\v2\x12.damone.v1.VariantR\avariant\x12\x14\n" +
+	"\x05moves\x18\x02 \x03(\tR\x05moves\x12\x15\n" +
+	"\x03pdn\x18\x03 \x01(\tH\x00R\x03pdn\x88\x01\x01\x12+\n" +
+	"\x11include_positions\x18\x04 \x01(\bR\x10includePositionsB\x06\n" +
+	"\x04_pdn\"\xba\x04\n" +
+	"\x14ValidateGameResponse\x12\x14\n" +
+	"\x05valid\x18\x01 \x01(\bR\x05valid\x12*\n" +
+	"\x11first_illegal_ply\x18\x02 \x01(\x05R\x0ffirstIllegalPly\x12!\n" +
+	"\fillegal_move\x18\x03 \x01(\tR\villegalMove\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x14\n" +
+	"\x05cause\x18\x05 \x01(\tR\x05cause\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12I\n" +
+	"\bmetadata\x18\a \x03(\v2-.damone.v1.ValidateGameResponse.MetadataEntryR\bmetadata\x12\x14\n" +
+	"\x05moves\x18\b \x03(\tR\x05moves\x12\x10\n" +
+	"\x03ply\x18\t \x01(\x05R\x03ply\x12,\n" +
+	"\aoutcome\x18\n" +
+	" \x01(\v2\x12.damone.v1.OutcomeR\aoutcome\x12\x1c\n" +
+	"\aend_ply\x18\v \x01(\x05H\x00R\x06endPly\x88\x01\x01\x12:\n" +
+	"\x0efinal_position\x18\f \x01(\v2\x13.damone.v1.PositionR\rfinalPosition\x121\n" +
+	"\tpositions\x18\r \x03(\v2\x13.damone.v1.PositionR\tpositions\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\n" +
+	"\n" +
+	"\b_end_ply\"Z\n" +
+	"\x14ValidateGamesRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x122\n" +
+	"\x04game\x18\x02 \x01(\v2\x1e.damone.v1.ValidateGameRequestR\x04game\"\xa0\x01\n" +
+	"\x15ValidateGamesResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x129\n" +
+	"\x06result\x18\x02 \x01(\v2\x1f.damone.v1.ValidateGameResponseH\x00R\x06result\x122\n" +
+	"\x05error\x18\x03 \x01(\v2\x1a.damone.v1.ValidationErrorH\x00R\x05errorB\b\n" +
+	"\x06answer\"\xf0\x01\n" +
+	"\x0fValidationError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x14\n" +
+	"\x05field\x18\x03 \x01(\tR\x05field\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12D\n" +
+	"\bmetadata\x18\x05 \x03(\v2(.damone.v1.ValidationError.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\x8e\x04\n" +
+	"\fRulesService\x12f\n" +
+	"\x12GetInitialPosition\x12$.damone.v1.GetInitialPositionRequest\x1a%.damone.v1.GetInitialPositionResponse\"\x03\x90\x02\x01\x12Z\n" +
+	"\x0eListLegalMoves\x12 .damone.v1.ListLegalMovesRequest\x1a!.damone.v1.ListLegalMovesResponse\"\x03\x90\x02\x01\x12K\n" +
+	"\tApplyMove\x12\x1b.damone.v1.ApplyMoveRequest\x1a\x1c.damone.v1.ApplyMoveResponse\"\x03\x90\x02\x01\x12?\n" +
+	"\x05Perft\x12\x17.damone.v1.PerftRequest\x1a\x18.damone.v1.PerftResponse\"\x03\x90\x02\x01\x12T\n" +
+	"\fValidateGame\x12\x1e.damone.v1.ValidateGameRequest\x1a\x1f.damone.v1.ValidateGameResponse\"\x03\x90\x02\x01\x12V\n" +
+	"\rValidateGames\x12\x1f.damone.v1.ValidateGamesRequest\x1a .damone.v1.ValidateGamesResponse(\x010\x01B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_rules_service_proto_rawDescOnce sync.Once
@@ -621,7 +1154,7 @@ func file_damone_v1_rules_service_proto_rawDescGZIP() []byte {
 	return file_damone_v1_rules_service_proto_rawDescData
 }
 
-var file_damone_v1_rules_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_damone_v1_rules_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_damone_v1_rules_service_proto_goTypes = []any{
 	(*GetInitialPositionRequest)(nil),  // 0: damone.v1.GetInitialPositionRequest
 	(*GetInitialPositionResponse)(nil), // 1: damone.v1.GetInitialPositionResponse
@@ -631,40 +1164,60 @@ var file_damone_v1_rules_service_proto_goTypes = []any{
 	(*ApplyMoveResponse)(nil),          // 5: damone.v1.ApplyMoveResponse
 	(*PerftRequest)(nil),               // 6: damone.v1.PerftRequest
 	(*PerftResponse)(nil),              // 7: damone.v1.PerftResponse
-	(*PerftResponse_Division)(nil),     // 8: damone.v1.PerftResponse.Division
-	(*Variant)(nil),                    // 9: damone.v1.Variant
-	(*Position)(nil),                   // 10: damone.v1.Position
-	(*Move)(nil),                       // 11: damone.v1.Move
-	(*Outcome)(nil),                    // 12: damone.v1.Outcome
+	(*ValidateGameRequest)(nil),        // 8: damone.v1.ValidateGameRequest
+	(*ValidateGameResponse)(nil),       // 9: damone.v1.ValidateGameResponse
+	(*ValidateGamesRequest)(nil),       // 10: damone.v1.ValidateGamesRequest
+	(*ValidateGamesResponse)(nil),      // 11: damone.v1.ValidateGamesResponse
+	(*ValidationError)(nil),            // 12: damone.v1.ValidationError
+	(*PerftResponse_Division)(nil),     // 13: damone.v1.PerftResponse.Division
+	nil,                                // 14: damone.v1.ValidateGameResponse.MetadataEntry
+	nil,                                // 15: damone.v1.ValidationError.MetadataEntry
+	(*Variant)(nil),                    // 16: damone.v1.Variant
+	(*Position)(nil),                   // 17: damone.v1.Position
+	(*Move)(nil),                       // 18: damone.v1.Move
+	(*Outcome)(nil),                    // 19: damone.v1.Outcome
 }
 var file_damone_v1_rules_service_proto_depIdxs = []int32{
-	9,  // 0: damone.v1.GetInitialPositionRequest.variant:type_name -> damone.v1.Variant
-	10, // 1: damone.v1.GetInitialPositionResponse.position:type_name -> damone.v1.Position
-	10, // 2: damone.v1.ListLegalMovesRequest.position:type_name -> damone.v1.Position
-	9,  // 3: damone.v1.ListLegalMovesRequest.variant:type_name -> damone.v1.Variant
-	11, // 4: damone.v1.ListLegalMovesResponse.moves:type_name -> damone.v1.Move
-	12, // 5: damone.v1.ListLegalMovesResponse.outcome:type_name -> damone.v1.Outcome
-	10, // 6: damone.v1.ListLegalMovesResponse.position:type_name -> damone.v1.Position
-	10, // 7: damone.v1.ApplyMoveRequest.position:type_name -> damone.v1.Position
-	9,  // 8: damone.v1.ApplyMoveRequest.variant:type_name -> damone.v1.Variant
-	11, // 9: damone.v1.ApplyMoveResponse.move:type_name -> damone.v1.Move
-	10, // 10: damone.v1.ApplyMoveResponse.position:type_name -> damone.v1.Position
-	12, // 11: damone.v1.ApplyMoveResponse.outcome:type_name -> damone.v1.Outcome
-	10, // 12: damone.v1.PerftRequest.position:type_name -> damone.v1.Position
-	8,  // 13: damone.v1.PerftResponse.divisions:type_name -> damone.v1.PerftResponse.Division
-	0,  // 14: damone.v1.RulesService.GetInitialPosition:input_type -> damone.v1.GetInitialPositionRequest
-	2,  // 15: damone.v1.RulesService.ListLegalMoves:input_type -> damone.v1.ListLegalMovesRequest
-	4,  // 16: damone.v1.RulesService.ApplyMove:input_type -> damone.v1.ApplyMoveRequest
-	6,  // 17: damone.v1.RulesService.Perft:input_type -> damone.v1.PerftRequest
-	1,  // 18: damone.v1.RulesService.GetInitialPosition:output_type -> damone.v1.GetInitialPositionResponse
-	3,  // 19: damone.v1.RulesService.ListLegalMoves:output_type -> damone.v1.ListLegalMovesResponse
-	5,  // 20: damone.v1.RulesService.ApplyMove:output_type -> damone.v1.ApplyMoveResponse
-	7,  // 21: damone.v1.RulesService.Perft:output_type -> damone.v1.PerftResponse
-	18, // [18:22] is the sub-list for method output_type
-	14, // [14:18] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	16, // 0: damone.v1.GetInitialPositionRequest.variant:type_name -> damone.v1.Variant
+	17, // 1: damone.v1.GetInitialPositionResponse.position:type_name -> damone.v1.Position
+	17, // 2: damone.v1.ListLegalMovesRequest.position:type_name -> damone.v1.Position
+	16, // 3: damone.v1.ListLegalMovesRequest.variant:type_name -> damone.v1.Variant
+	18, // 4: damone.v1.ListLegalMovesResponse.moves:type_name -> damone.v1.Move
+	19, // 5: damone.v1.ListLegalMovesResponse.outcome:type_name -> damone.v1.Outcome
+	17, // 6: damone.v1.ListLegalMovesResponse.position:type_name -> damone.v1.Position
+	17, // 7: damone.v1.ApplyMoveRequest.position:type_name -> damone.v1.Position
+	16, // 8: damone.v1.ApplyMoveRequest.variant:type_name -> damone.v1.Variant
+	18, // 9: damone.v1.ApplyMoveResponse.move:type_name -> damone.v1.Move
+	17, // 10: damone.v1.ApplyMoveResponse.position:type_name -> damone.v1.Position
+	19, // 11: damone.v1.ApplyMoveResponse.outcome:type_name -> damone.v1.Outcome
+	17, // 12: damone.v1.PerftRequest.position:type_name -> damone.v1.Position
+	13, // 13: damone.v1.PerftResponse.divisions:type_name -> damone.v1.PerftResponse.Division
+	16, // 14: damone.v1.ValidateGameRequest.variant:type_name -> damone.v1.Variant
+	14, // 15: damone.v1.ValidateGameResponse.metadata:type_name -> damone.v1.ValidateGameResponse.MetadataEntry
+	19, // 16: damone.v1.ValidateGameResponse.outcome:type_name -> damone.v1.Outcome
+	17, // 17: damone.v1.ValidateGameResponse.final_position:type_name -> damone.v1.Position
+	17, // 18: damone.v1.ValidateGameResponse.positions:type_name -> damone.v1.Position
+	8,  // 19: damone.v1.ValidateGamesRequest.game:type_name -> damone.v1.ValidateGameRequest
+	9,  // 20: damone.v1.ValidateGamesResponse.result:type_name -> damone.v1.ValidateGameResponse
+	12, // 21: damone.v1.ValidateGamesResponse.error:type_name -> damone.v1.ValidationError
+	15, // 22: damone.v1.ValidationError.metadata:type_name -> damone.v1.ValidationError.MetadataEntry
+	0,  // 23: damone.v1.RulesService.GetInitialPosition:input_type -> damone.v1.GetInitialPositionRequest
+	2,  // 24: damone.v1.RulesService.ListLegalMoves:input_type -> damone.v1.ListLegalMovesRequest
+	4,  // 25: damone.v1.RulesService.ApplyMove:input_type -> damone.v1.ApplyMoveRequest
+	6,  // 26: damone.v1.RulesService.Perft:input_type -> damone.v1.PerftRequest
+	8,  // 27: damone.v1.RulesService.ValidateGame:input_type -> damone.v1.ValidateGameRequest
+	10, // 28: damone.v1.RulesService.ValidateGames:input_type -> damone.v1.ValidateGamesRequest
+	1,  // 29: damone.v1.RulesService.GetInitialPosition:output_type -> damone.v1.GetInitialPositionResponse
+	3,  // 30: damone.v1.RulesService.ListLegalMoves:output_type -> damone.v1.ListLegalMovesResponse
+	5,  // 31: damone.v1.RulesService.ApplyMove:output_type -> damone.v1.ApplyMoveResponse
+	7,  // 32: damone.v1.RulesService.Perft:output_type -> damone.v1.PerftResponse
+	9,  // 33: damone.v1.RulesService.ValidateGame:output_type -> damone.v1.ValidateGameResponse
+	11, // 34: damone.v1.RulesService.ValidateGames:output_type -> damone.v1.ValidateGamesResponse
+	29, // [29:35] is the sub-list for method output_type
+	23, // [23:29] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_rules_service_proto_init() }
@@ -675,13 +1228,19 @@ func file_damone_v1_rules_service_proto_init() {
 	file_damone_v1_board_proto_init()
 	file_damone_v1_outcome_proto_init()
 	file_damone_v1_variant_proto_init()
+	file_damone_v1_rules_service_proto_msgTypes[8].OneofWrappers = []any{}
+	file_damone_v1_rules_service_proto_msgTypes[9].OneofWrappers = []any{}
+	file_damone_v1_rules_service_proto_msgTypes[11].OneofWrappers = []any{
+		(*ValidateGamesResponse_Result)(nil),
+		(*ValidateGamesResponse_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_rules_service_proto_rawDesc), len(file_damone_v1_rules_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,8 @@ const (
 	RulesService_ListLegalMoves_FullMethodName     = "/damone.v1.RulesService/ListLegalMoves"
 	RulesService_ApplyMove_FullMethodName          = "/damone.v1.RulesService/ApplyMove"
 	RulesService_Perft_FullMethodName              = "/damone.v1.RulesService/Perft"
+	RulesService_ValidateGame_FullMethodName       = "/damone.v1.RulesService/ValidateGame"
+	RulesService_ValidateGames_FullMethodName      = "/damone.v1.RulesService/ValidateGames"
 )
 
 // RulesServiceClient is the client API for RulesService service.
@@ -42,6 +44,10 @@ const (
 // LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
 // server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+//
+// Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+// may retry any call on UNAVAILABLE, on the same or another replica (the
+// service config in docs/deploy.md does so).
 type RulesServiceClient interface {
 	// Returns the starting position of a variant: the standard or no-Damone
 	// setup with its first player, or the custom start position normalised
@@ -87,6 +93,45 @@ type RulesServiceClient interface {
 	//
 	// HTTP: `POST /v1/rules:perft`, the request as the JSON body.
 	Perft(ctx context.Context, in *PerftRequest, opts ...grpc.CallOption) (*PerftResponse, error)
+	// Validates a whole game played elsewhere: plays its moves from the
+	// variant's start and reports whether every move was legal, where the
+	// first illegal move is and why, and where and how the game ended under
+	// the variant's rules, repetition and the no-progress rule included. An
+	// illegal or unfinished game is a normal answer (`valid` = false, or no
+	// `outcome`), not an error. A start that is already decided is over at
+	// ply 0 (RULES.md, End of the game).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant,
+	// both or neither of `moves` and `pdn` (an empty game needs `moves`
+	// empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
+	// a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
+	// (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
+	// than the server's limit, or (`limit` = `request_bytes`) for a request
+	// above the size limit.
+	//
+	// HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
+	ValidateGame(ctx context.Context, in *ValidateGameRequest, opts ...grpc.CallOption) (*ValidateGameResponse, error)
+	// Validates a stream of games: each request is one ValidateGame request
+	// with a client-chosen `id`, and each response carries that `id` and the
+	// verdict ValidateGame would give, or the error it would return (a bad
+	// game does not end the stream). Responses come in the order of the
+	// requests. The server reads a request only when it has room to answer
+	// it: a client that stops reading responses stops the server's reading
+	// of requests (HTTP/2 flow control), so nothing is buffered without
+	// bound. The stream ends when the client closes its side and every
+	// answer is sent.
+	//
+	// Errors (of the whole stream): INVALID_ARGUMENT (INVALID_REQUEST) for a
+	// request that does not decode; RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) for a
+	// request above the size limit; UNAVAILABLE when the server shuts down
+	// (send again the requests not answered).
+	//
+	// HTTP: `POST /v1/rules:validateGames` with newline-delimited JSON
+	// requests as the body (`Content-Type: application/x-ndjson`); the
+	// response is newline-delimited JSON, one `{"result": <response>}` per
+	// request (or a final `{"error": <status>}` if the stream fails). Over
+	// HTTP/1.1 the server answers while still reading the body.
+	ValidateGames(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ValidateGamesRequest, ValidateGamesResponse], error)
 }
 
 type rulesServiceClient struct {
@@ -137,6 +182,29 @@ func (c *rulesServiceClient) Perft(ctx context.Context, in *PerftRequest, opts .
 	return out, nil
 }
 
+func (c *rulesServiceClient) ValidateGame(ctx context.Context, in *ValidateGameRequest, opts ...grpc.CallOption) (*ValidateGameResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ValidateGameResponse)
+	err := c.cc.Invoke(ctx, RulesService_ValidateGame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *rulesServiceClient) ValidateGames(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ValidateGamesRequest, ValidateGamesResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &RulesService_ServiceDesc.Streams[0], RulesService_ValidateGames_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ValidateGamesRequest, ValidateGamesResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type RulesService_ValidateGamesClient = grpc.BidiStreamingClient[ValidateGamesRequest, ValidateGamesResponse]
+
 // RulesServiceServer is the server API for RulesService service.
 // All implementations must embed UnimplementedRulesServiceServer
 // for forward compatibility.
@@ -151,6 +219,10 @@ func (c *rulesServiceClient) Perft(ctx context.Context, in *PerftRequest, opts .
 // LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
 // server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+//
+// Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+// may retry any call on UNAVAILABLE, on the same or another replica (the
+// service config in docs/deploy.md does so).
 type RulesServiceServer interface {
 	// Returns the starting position of a variant: the standard or no-Damone
 	// setup with its first player, or the custom start position normalised
@@ -196,6 +268,45 @@ type RulesServiceServer interface {
 	//
 	// HTTP: `POST /v1/rules:perft`, the request as the JSON body.
 	Perft(context.Context, *PerftRequest) (*PerftResponse, error)
+	// Validates a whole game played elsewhere: plays its moves from the
+	// variant's start and reports whether every move was legal, where the
+	// first illegal move is and why, and where and how the game ended under
+	// the variant's rules, repetition and the no-progress rule included. An
+	// illegal or unfinished game is a normal answer (`valid` = false, or no
+	// `outcome`), not an error. A start that is already decided is over at
+	// ply 0 (RULES.md, End of the game).
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant,
+	// both or neither of `moves` and `pdn` (an empty game needs `moves`
+	// empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
+	// a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
+	// (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
+	// than the server's limit, or (`limit` = `request_bytes`) for a request
+	// above the size limit.
+	//
+	// HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
+	ValidateGame(context.Context, *ValidateGameRequest) (*ValidateGameResponse, error)
+	// Validates a stream of games: each request is one ValidateGame request
+	// with a client-chosen `id`, and each response carries that `id` and the
+	// verdict ValidateGame would give, or the error it would return (a bad
+	// game does not end the stream). Responses come in the order of the
+	// requests. The server reads a request only when it has room to answer
+	// it: a client that stops reading responses stops the server's reading
+	// of requests (HTTP/2 flow control), so nothing is buffered without
+	// bound. The stream ends when the client closes its side and every
+	// answer is sent.
+	//
+	// Errors (of the whole stream): INVALID_ARGUMENT (INVALID_REQUEST) for a
+	// request that does not decode; RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) for a
+	// request above the size limit; UNAVAILABLE when the server shuts down
+	// (send again the requests not answered).
+	//
+	// HTTP: `POST /v1/rules:validateGames` with newline-delimited JSON
+	// requests as the body (`Content-Type: application/x-ndjson`); the
+	// response is newline-delimited JSON, one `{"result": <response>}` per
+	// request (or a final `{"error": <status>}` if the stream fails). Over
+	// HTTP/1.1 the server answers while still reading the body.
+	ValidateGames(grpc.BidiStreamingServer[ValidateGamesRequest, ValidateGamesResponse]) error
 	mustEmbedUnimplementedRulesServiceServer()
 }
 
@@ -217,6 +328,12 @@ func (UnimplementedRulesServiceServer) ApplyMove(context.Context, *ApplyMoveRequ
 }
 func (UnimplementedRulesServiceServer) Perft(context.Context, *PerftRequest) (*PerftResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Perft not implemented")
+}
+func (UnimplementedRulesServiceServer) ValidateGame(context.Context, *ValidateGameRequest) (*ValidateGameResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ValidateGame not implemented")
+}
+func (UnimplementedRulesServiceServer) ValidateGames(grpc.BidiStreamingServer[ValidateGamesRequest, ValidateGamesResponse]) error {
+	return status.Error(codes.Unimplemented, "method ValidateGames not implemented")
 }
 func (UnimplementedRulesServiceServer) mustEmbedUnimplementedRulesServiceServer() {}
 func (UnimplementedRulesServiceServer) testEmbeddedByValue()                      {}
@@ -311,6 +428,31 @@ func _RulesService_Perft_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RulesService_ValidateGame_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ValidateGameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RulesServiceServer).ValidateGame(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RulesService_ValidateGame_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RulesServiceServer).ValidateGame(ctx, req.(*ValidateGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RulesService_ValidateGames_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(RulesServiceServer).ValidateGames(&grpc.GenericServerStream[ValidateGamesRequest, ValidateGamesResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type RulesService_ValidateGamesServer = grpc.BidiStreamingServer[ValidateGamesRequest, ValidateGamesResponse]
+
 // RulesService_ServiceDesc is the grpc.ServiceDesc for RulesService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -334,7 +476,18 @@ var RulesService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Perft",
 			Handler:    _RulesService_Perft_Handler,
 		},
+		{
+			MethodName: "ValidateGame",
+			Handler:    _RulesService_ValidateGame_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ValidateGames",
+			Handler:       _RulesService_ValidateGames_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "damone/v1/rules_service.proto",
 }

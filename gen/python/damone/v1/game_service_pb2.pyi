@@ -37,6 +37,18 @@ class CreateGameResponse(_message.Message):
     red_token: str
     def __init__(self, game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ..., red_token: _Optional[str] = ..., black_token: _Optional[str] = ...) -> None: ...
 
+class ExportPdnRequest(_message.Message):
+    __slots__ = ["name"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ExportPdnResponse(_message.Message):
+    __slots__ = ["pdn"]
+    PDN_FIELD_NUMBER: _ClassVar[int]
+    pdn: str
+    def __init__(self, pdn: _Optional[str] = ...) -> None: ...
+
 class GetGameRequest(_message.Message):
     __slots__ = ["name"]
     NAME_FIELD_NUMBER: _ClassVar[int]

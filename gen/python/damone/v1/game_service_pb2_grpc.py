@@ -76,6 +76,11 @@ class GameServiceStub(object):
                 request_serializer=damone_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=damone_dot_v1_dot_game__pb2.GameEvent.FromString,
                 )
+        self.ExportPdn = channel.unary_unary(
+                '/damone.v1.GameService/ExportPdn',
+                request_serializer=damone_dot_v1_dot_game__service__pb2.ExportPdnRequest.SerializeToString,
+                response_deserializer=damone_dot_v1_dot_game__service__pb2.ExportPdnResponse.FromString,
+                )
 
 
 class GameServiceServicer(object):
@@ -240,6 +245,22 @@ class GameServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportPdn(self, request, context):
+        """Returns a game as a PDN game record (docs/notation.md, PDN): the seven
+        standard tags, `GameType` naming Italian Damone, `SetUp` and `FEN` for a
+        custom start, the variant's settings as tags, and the moves with move
+        numbers and the result token. A finished game's reason is a comment
+        after the last move.
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
+        NOT_FOUND (GAME_NOT_FOUND).
+
+        HTTP: `GET /v1/{name=games/*}:exportPdn`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -282,6 +303,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=damone_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=damone_dot_v1_dot_game__pb2.GameEvent.SerializeToString,
+            ),
+            'ExportPdn': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPdn,
+                    request_deserializer=damone_dot_v1_dot_game__service__pb2.ExportPdnRequest.FromString,
+                    response_serializer=damone_dot_v1_dot_game__service__pb2.ExportPdnResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -447,5 +473,22 @@ class GameService(object):
         return grpc.experimental.unary_stream(request, target, '/damone.v1.GameService/WatchGame',
             damone_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
             damone_dot_v1_dot_game__pb2.GameEvent.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ExportPdn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/damone.v1.GameService/ExportPdn',
+            damone_dot_v1_dot_game__service__pb2.ExportPdnRequest.SerializeToString,
+            damone_dot_v1_dot_game__service__pb2.ExportPdnResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -16,7 +16,7 @@ from damone.v1 import outcome_pb2 as damone_dot_v1_dot_outcome__pb2
 from damone.v1 import variant_pb2 as damone_dot_v1_dot_variant__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x64\x61mone/v1/rules_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a\x17\x64\x61mone/v1/variant.proto\"I\n\x19GetInitialPositionRequest\x12,\n\x07variant\x18\x01 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\"M\n\x1aGetInitialPositionResponse\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\"v\n\x15ListLegalMovesRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\"\x9e\x01\n\x16ListLegalMovesResponse\x12%\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.damone.v1.MoveR\x05moves\x12,\n\x07outcome\x18\x02 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12/\n\x08position\x18\x03 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\"\x85\x01\n\x10\x41pplyMoveRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12\x12\n\x04move\x18\x03 \x01(\tR\x04move\"\x97\x01\n\x11\x41pplyMoveResponse\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x12/\n\x08position\x18\x02 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07outcome\x18\x03 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\"m\n\x0cPerftRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12\x14\n\x05\x64\x65pth\x18\x02 \x01(\x05R\x05\x64\x65pth\x12\x16\n\x06\x64ivide\x18\x03 \x01(\x08R\x06\x64ivide\"\x9c\x01\n\rPerftResponse\x12\x14\n\x05nodes\x18\x01 \x01(\x03R\x05nodes\x12?\n\tdivisions\x18\x02 \x03(\x0b\x32!.damone.v1.PerftResponse.DivisionR\tdivisions\x1a\x34\n\x08\x44ivision\x12\x12\n\x04move\x18\x01 \x01(\tR\x04move\x12\x14\n\x05nodes\x18\x02 \x01(\x03R\x05nodes2\xcc\x02\n\x0cRulesService\x12\x61\n\x12GetInitialPosition\x12$.damone.v1.GetInitialPositionRequest\x1a%.damone.v1.GetInitialPositionResponse\x12U\n\x0eListLegalMoves\x12 .damone.v1.ListLegalMovesRequest\x1a!.damone.v1.ListLegalMovesResponse\x12\x46\n\tApplyMove\x12\x1b.damone.v1.ApplyMoveRequest\x1a\x1c.damone.v1.ApplyMoveResponse\x12:\n\x05Perft\x12\x17.damone.v1.PerftRequest\x1a\x18.damone.v1.PerftResponseB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x64\x61mone/v1/rules_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a\x17\x64\x61mone/v1/variant.proto\"I\n\x19GetInitialPositionRequest\x12,\n\x07variant\x18\x01 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\"M\n\x1aGetInitialPositionResponse\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\"v\n\x15ListLegalMovesRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\"\x9e\x01\n\x16ListLegalMovesResponse\x12%\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.damone.v1.MoveR\x05moves\x12,\n\x07outcome\x18\x02 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12/\n\x08position\x18\x03 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\"\x85\x01\n\x10\x41pplyMoveRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12\x12\n\x04move\x18\x03 \x01(\tR\x04move\"\x97\x01\n\x11\x41pplyMoveResponse\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x12/\n\x08position\x18\x02 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07outcome\x18\x03 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\"m\n\x0cPerftRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12\x14\n\x05\x64\x65pth\x18\x02 \x01(\x05R\x05\x64\x65pth\x12\x16\n\x06\x64ivide\x18\x03 \x01(\x08R\x06\x64ivide\"\x9c\x01\n\rPerftResponse\x12\x14\n\x05nodes\x18\x01 \x01(\x03R\x05nodes\x12?\n\tdivisions\x18\x02 \x03(\x0b\x32!.damone.v1.PerftResponse.DivisionR\tdivisions\x1a\x34\n\x08\x44ivision\x12\x12\n\x04move\x18\x01 \x01(\tR\x04move\x12\x14\n\x05nodes\x18\x02 \x01(\x03R\x05nodes\"\xa5\x01\n\x13ValidateGameRequest\x12,\n\x07variant\x18\x01 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12\x14\n\x05moves\x18\x02 \x03(\tR\x05moves\x12\x15\n\x03pdn\x18\x03 \x01(\tH\x00R\x03pdn\x88\x01\x01\x12+\n\x11include_positions\x18\x04 \x01(\x08R\x10includePositionsB\x06\n\x04_pdn\"\xba\x04\n\x14ValidateGameResponse\x12\x14\n\x05valid\x18\x01 \x01(\x08R\x05valid\x12*\n\x11\x66irst_illegal_ply\x18\x02 \x01(\x05R\x0f\x66irstIllegalPly\x12!\n\x0cillegal_move\x18\x03 \x01(\tR\x0billegalMove\x12\x16\n\x06reason\x18\x04 \x01(\tR\x06reason\x12\x14\n\x05\x63\x61use\x18\x05 \x01(\tR\x05\x63\x61use\x12\x18\n\x07message\x18\x06 \x01(\tR\x07message\x12I\n\x08metadata\x18\x07 \x03(\x0b\x32-.damone.v1.ValidateGameResponse.MetadataEntryR\x08metadata\x12\x14\n\x05moves\x18\x08 \x03(\tR\x05moves\x12\x10\n\x03ply\x18\t \x01(\x05R\x03ply\x12,\n\x07outcome\x18\n \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12\x1c\n\x07\x65nd_ply\x18\x0b \x01(\x05H\x00R\x06\x65ndPly\x88\x01\x01\x12:\n\x0e\x66inal_position\x18\x0c \x01(\x0b\x32\x13.damone.v1.PositionR\rfinalPosition\x12\x31\n\tpositions\x18\r \x03(\x0b\x32\x13.damone.v1.PositionR\tpositions\x1a;\n\rMetadataEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\x42\n\n\x08_end_ply\"Z\n\x14ValidateGamesRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x32\n\x04game\x18\x02 \x01(\x0b\x32\x1e.damone.v1.ValidateGameRequestR\x04game\"\xa0\x01\n\x15ValidateGamesResponse\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x39\n\x06result\x18\x02 \x01(\x0b\x32\x1f.damone.v1.ValidateGameResponseH\x00R\x06result\x12\x32\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x1a.damone.v1.ValidationErrorH\x00R\x05\x65rrorB\x08\n\x06\x61nswer\"\xf0\x01\n\x0fValidationError\x12\x12\n\x04\x63ode\x18\x01 \x01(\tR\x04\x63ode\x12\x16\n\x06reason\x18\x02 \x01(\tR\x06reason\x12\x14\n\x05\x66ield\x18\x03 \x01(\tR\x05\x66ield\x12\x18\n\x07message\x18\x04 \x01(\tR\x07message\x12\x44\n\x08metadata\x18\x05 \x03(\x0b\x32(.damone.v1.ValidationError.MetadataEntryR\x08metadata\x1a;\n\rMetadataEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\x32\x8e\x04\n\x0cRulesService\x12\x66\n\x12GetInitialPosition\x12$.damone.v1.GetInitialPositionRequest\x1a%.damone.v1.GetInitialPositionResponse\"\x03\x90\x02\x01\x12Z\n\x0eListLegalMoves\x12 .damone.v1.ListLegalMovesRequest\x1a!.damone.v1.ListLegalMovesResponse\"\x03\x90\x02\x01\x12K\n\tApplyMove\x12\x1b.damone.v1.ApplyMoveRequest\x1a\x1c.damone.v1.ApplyMoveResponse\"\x03\x90\x02\x01\x12?\n\x05Perft\x12\x17.damone.v1.PerftRequest\x1a\x18.damone.v1.PerftResponse\"\x03\x90\x02\x01\x12T\n\x0cValidateGame\x12\x1e.damone.v1.ValidateGameRequest\x1a\x1f.damone.v1.ValidateGameResponse\"\x03\x90\x02\x01\x12V\n\rValidateGames\x12\x1f.damone.v1.ValidateGamesRequest\x1a .damone.v1.ValidateGamesResponse(\x01\x30\x01\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.rules_service_pb2', globals())
@@ -24,6 +24,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1'
+  _VALIDATEGAMERESPONSE_METADATAENTRY._options = None
+  _VALIDATEGAMERESPONSE_METADATAENTRY._serialized_options = b'8\001'
+  _VALIDATIONERROR_METADATAENTRY._options = None
+  _VALIDATIONERROR_METADATAENTRY._serialized_options = b'8\001'
+  _RULESSERVICE.methods_by_name['GetInitialPosition']._options = None
+  _RULESSERVICE.methods_by_name['GetInitialPosition']._serialized_options = b'\220\002\001'
+  _RULESSERVICE.methods_by_name['ListLegalMoves']._options = None
+  _RULESSERVICE.methods_by_name['ListLegalMoves']._serialized_options = b'\220\002\001'
+  _RULESSERVICE.methods_by_name['ApplyMove']._options = None
+  _RULESSERVICE.methods_by_name['ApplyMove']._serialized_options = b'\220\002\001'
+  _RULESSERVICE.methods_by_name['Perft']._options = None
+  _RULESSERVICE.methods_by_name['Perft']._serialized_options = b'\220\002\001'
+  _RULESSERVICE.methods_by_name['ValidateGame']._options = None
+  _RULESSERVICE.methods_by_name['ValidateGame']._serialized_options = b'\220\002\001'
   _GETINITIALPOSITIONREQUEST._serialized_start=117
   _GETINITIALPOSITIONREQUEST._serialized_end=190
   _GETINITIALPOSITIONRESPONSE._serialized_start=192
@@ -42,6 +56,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _PERFTRESPONSE._serialized_end=1110
   _PERFTRESPONSE_DIVISION._serialized_start=1058
   _PERFTRESPONSE_DIVISION._serialized_end=1110
-  _RULESSERVICE._serialized_start=1113
-  _RULESSERVICE._serialized_end=1445
+  _VALIDATEGAMEREQUEST._serialized_start=1113
+  _VALIDATEGAMEREQUEST._serialized_end=1278
+  _VALIDATEGAMERESPONSE._serialized_start=1281
+  _VALIDATEGAMERESPONSE._serialized_end=1851
+  _VALIDATEGAMERESPONSE_METADATAENTRY._serialized_start=1780
+  _VALIDATEGAMERESPONSE_METADATAENTRY._serialized_end=1839
+  _VALIDATEGAMESREQUEST._serialized_start=1853
+  _VALIDATEGAMESREQUEST._serialized_end=1943
+  _VALIDATEGAMESRESPONSE._serialized_start=1946
+  _VALIDATEGAMESRESPONSE._serialized_end=2106
+  _VALIDATIONERROR._serialized_start=2109
+  _VALIDATIONERROR._serialized_end=2349
+  _VALIDATIONERROR_METADATAENTRY._serialized_start=1780
+  _VALIDATIONERROR_METADATAENTRY._serialized_end=1839
+  _RULESSERVICE._serialized_start=2352
+  _RULESSERVICE._serialized_end=2878
 # @@protoc_insertion_point(module_scope)

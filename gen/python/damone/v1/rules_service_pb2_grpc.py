@@ -16,6 +16,10 @@ class RulesServiceStub(object):
     LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
     server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+
+    Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+    may retry any call on UNAVAILABLE, on the same or another replica (the
+    service config in docs/deploy.md does so).
     """
 
     def __init__(self, channel):
@@ -44,6 +48,16 @@ class RulesServiceStub(object):
                 request_serializer=damone_dot_v1_dot_rules__service__pb2.PerftRequest.SerializeToString,
                 response_deserializer=damone_dot_v1_dot_rules__service__pb2.PerftResponse.FromString,
                 )
+        self.ValidateGame = channel.unary_unary(
+                '/damone.v1.RulesService/ValidateGame',
+                request_serializer=damone_dot_v1_dot_rules__service__pb2.ValidateGameRequest.SerializeToString,
+                response_deserializer=damone_dot_v1_dot_rules__service__pb2.ValidateGameResponse.FromString,
+                )
+        self.ValidateGames = channel.stream_stream(
+                '/damone.v1.RulesService/ValidateGames',
+                request_serializer=damone_dot_v1_dot_rules__service__pb2.ValidateGamesRequest.SerializeToString,
+                response_deserializer=damone_dot_v1_dot_rules__service__pb2.ValidateGamesResponse.FromString,
+                )
 
 
 class RulesServiceServicer(object):
@@ -57,6 +71,10 @@ class RulesServiceServicer(object):
     LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
     server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+
+    Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+    may retry any call on UNAVAILABLE, on the same or another replica (the
+    service config in docs/deploy.md does so).
     """
 
     def GetInitialPosition(self, request, context):
@@ -123,6 +141,55 @@ class RulesServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ValidateGame(self, request, context):
+        """Validates a whole game played elsewhere: plays its moves from the
+        variant's start and reports whether every move was legal, where the
+        first illegal move is and why, and where and how the game ended under
+        the variant's rules, repetition and the no-progress rule included. An
+        illegal or unfinished game is a normal answer (`valid` = false, or no
+        `outcome`), not an error. A start that is already decided is over at
+        ply 0 (RULES.md, End of the game).
+
+        Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant,
+        both or neither of `moves` and `pdn` (an empty game needs `moves`
+        empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
+        a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
+        (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
+        than the server's limit, or (`limit` = `request_bytes`) for a request
+        above the size limit.
+
+        HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ValidateGames(self, request_iterator, context):
+        """Validates a stream of games: each request is one ValidateGame request
+        with a client-chosen `id`, and each response carries that `id` and the
+        verdict ValidateGame would give, or the error it would return (a bad
+        game does not end the stream). Responses come in the order of the
+        requests. The server reads a request only when it has room to answer
+        it: a client that stops reading responses stops the server's reading
+        of requests (HTTP/2 flow control), so nothing is buffered without
+        bound. The stream ends when the client closes its side and every
+        answer is sent.
+
+        Errors (of the whole stream): INVALID_ARGUMENT (INVALID_REQUEST) for a
+        request that does not decode; RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) for a
+        request above the size limit; UNAVAILABLE when the server shuts down
+        (send again the requests not answered).
+
+        HTTP: `POST /v1/rules:validateGames` with newline-delimited JSON
+        requests as the body (`Content-Type: application/x-ndjson`); the
+        response is newline-delimited JSON, one `{"result": <response>}` per
+        request (or a final `{"error": <status>}` if the stream fails). Over
+        HTTP/1.1 the server answers while still reading the body.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RulesServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -146,6 +213,16 @@ def add_RulesServiceServicer_to_server(servicer, server):
                     request_deserializer=damone_dot_v1_dot_rules__service__pb2.PerftRequest.FromString,
                     response_serializer=damone_dot_v1_dot_rules__service__pb2.PerftResponse.SerializeToString,
             ),
+            'ValidateGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidateGame,
+                    request_deserializer=damone_dot_v1_dot_rules__service__pb2.ValidateGameRequest.FromString,
+                    response_serializer=damone_dot_v1_dot_rules__service__pb2.ValidateGameResponse.SerializeToString,
+            ),
+            'ValidateGames': grpc.stream_stream_rpc_method_handler(
+                    servicer.ValidateGames,
+                    request_deserializer=damone_dot_v1_dot_rules__service__pb2.ValidateGamesRequest.FromString,
+                    response_serializer=damone_dot_v1_dot_rules__service__pb2.ValidateGamesResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'damone.v1.RulesService', rpc_method_handlers)
@@ -164,6 +241,10 @@ class RulesService(object):
     LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
     server is starting or stopping (retry with backoff), and
     DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+
+    Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+    may retry any call on UNAVAILABLE, on the same or another replica (the
+    service config in docs/deploy.md does so).
     """
 
     @staticmethod
@@ -231,5 +312,39 @@ class RulesService(object):
         return grpc.experimental.unary_unary(request, target, '/damone.v1.RulesService/Perft',
             damone_dot_v1_dot_rules__service__pb2.PerftRequest.SerializeToString,
             damone_dot_v1_dot_rules__service__pb2.PerftResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ValidateGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/damone.v1.RulesService/ValidateGame',
+            damone_dot_v1_dot_rules__service__pb2.ValidateGameRequest.SerializeToString,
+            damone_dot_v1_dot_rules__service__pb2.ValidateGameResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ValidateGames(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(request_iterator, target, '/damone.v1.RulesService/ValidateGames',
+            damone_dot_v1_dot_rules__service__pb2.ValidateGamesRequest.SerializeToString,
+            damone_dot_v1_dot_rules__service__pb2.ValidateGamesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/game_service.proto.
  */
 export const file_damone_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiMgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIlsKEkNyZWF0ZUdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUSEQoJcmVkX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIh4KDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiYAoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cyJMChFMaXN0R2FtZXNSZXNwb25zZRIeCgVnYW1lcxgBIAMoCzIPLmRhbW9uZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ5Cg9NYWtlTW92ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRtb3ZlGAIgASgJEg4KBGV0YWcYAyABKAlIABIWCgxleHBlY3RlZF9wbHkYBCABKAVIABISCgpyZXF1ZXN0X2lkGAUgASgJQg4KDHByZWNvbmRpdGlvbiJoChBNYWtlTW92ZVJlc3BvbnNlEh0KBG1vdmUYASABKAsyDy5kYW1vbmUudjEuTW92ZRIdCgRnYW1lGAIgASgLMg8uZGFtb25lLnYxLkdhbWUSFgoOZXZlbnRfc2VxdWVuY2UYAyABKAMiHQoNUmVzaWduUmVxdWVzdBIMCgRuYW1lGAEgASgJIi8KDlJlc2lnblJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZSIgChBPZmZlckRyYXdSZXF1ZXN0EgwKBG5hbWUYASABKAkiMgoRT2ZmZXJEcmF3UmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjYKFkFuc3dlckRyYXdPZmZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZhY2NlcHQYAiABKAgiOAoXQW5zd2VyRHJhd09mZmVyUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjgKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5zaW5jZV9zZXF1ZW5jZRgCIAEoAzK/BAoLR2FtZVNlcnZpY2USSQoKQ3JlYXRlR2FtZRIcLmRhbW9uZS52MS5DcmVhdGVHYW1lUmVxdWVzdBodLmRhbW9uZS52MS5DcmVhdGVHYW1lUmVzcG9uc2USNQoHR2V0R2FtZRIZLmRhbW9uZS52MS5HZXRHYW1lUmVxdWVzdBoPLmRhbW9uZS52MS5HYW1lEkYKCUxpc3RHYW1lcxIbLmRhbW9uZS52MS5MaXN0R2FtZXNSZXF1ZXN0GhwuZGFtb25lLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEkMKCE1ha2VNb3ZlEhouZGFtb25lLnYxLk1ha2VNb3ZlUmVxdWVzdBobLmRhbW9uZS52MS5NYWtlTW92ZVJlc3BvbnNlEj0KBlJlc2lnbhIYLmRhbW9uZS52MS5SZXNpZ25SZXF1ZXN0GhkuZGFtb25lLnYxLlJlc2lnblJlc3BvbnNlEkYKCU9mZmVyRHJhdxIbLmRhbW9uZS52MS5PZmZlckRyYXdSZXF1ZXN0GhwuZGFtb25lLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElgKD0Fuc3dlckRyYXdPZmZlchIhLmRhbW9uZS52MS5BbnN3ZXJEcmF3T2ZmZXJSZXF1ZXN0GiIuZGFtb25lLnYxLkFuc3dlckRyYXdPZmZlclJlc3BvbnNlEkAKCVdhdGNoR2FtZRIbLmRhbW9uZS52MS5XYXRjaEdhbWVSZXF1ZXN0GhQuZGFtb25lLnYxLkdhbWVFdmVudDABQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_game]);
+  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiMgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIlsKEkNyZWF0ZUdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUSEQoJcmVkX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIh4KDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiYAoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cyJMChFMaXN0R2FtZXNSZXNwb25zZRIeCgVnYW1lcxgBIAMoCzIPLmRhbW9uZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ5Cg9NYWtlTW92ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRtb3ZlGAIgASgJEg4KBGV0YWcYAyABKAlIABIWCgxleHBlY3RlZF9wbHkYBCABKAVIABISCgpyZXF1ZXN0X2lkGAUgASgJQg4KDHByZWNvbmRpdGlvbiJoChBNYWtlTW92ZVJlc3BvbnNlEh0KBG1vdmUYASABKAsyDy5kYW1vbmUudjEuTW92ZRIdCgRnYW1lGAIgASgLMg8uZGFtb25lLnYxLkdhbWUSFgoOZXZlbnRfc2VxdWVuY2UYAyABKAMiHQoNUmVzaWduUmVxdWVzdBIMCgRuYW1lGAEgASgJIi8KDlJlc2lnblJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZSIgChBPZmZlckRyYXdSZXF1ZXN0EgwKBG5hbWUYASABKAkiMgoRT2ZmZXJEcmF3UmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjYKFkFuc3dlckRyYXdPZmZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZhY2NlcHQYAiABKAgiOAoXQW5zd2VyRHJhd09mZmVyUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjgKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5zaW5jZV9zZXF1ZW5jZRgCIAEoAyIgChBFeHBvcnRQZG5SZXF1ZXN0EgwKBG5hbWUYASABKAkiIAoRRXhwb3J0UGRuUmVzcG9uc2USCwoDcGRuGAEgASgJMpYFCgtHYW1lU2VydmljZRJJCgpDcmVhdGVHYW1lEhwuZGFtb25lLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh0uZGFtb25lLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRI6CgdHZXRHYW1lEhkuZGFtb25lLnYxLkdldEdhbWVSZXF1ZXN0Gg8uZGFtb25lLnYxLkdhbWUiA5ACARJLCglMaXN0R2FtZXMSGy5kYW1vbmUudjEuTGlzdEdhbWVzUmVxdWVzdBocLmRhbW9uZS52MS5MaXN0R2FtZXNSZXNwb25zZSIDkAIBEkMKCE1ha2VNb3ZlEhouZGFtb25lLnYxLk1ha2VNb3ZlUmVxdWVzdBobLmRhbW9uZS52MS5NYWtlTW92ZVJlc3BvbnNlEj0KBlJlc2lnbhIYLmRhbW9uZS52MS5SZXNpZ25SZXF1ZXN0GhkuZGFtb25lLnYxLlJlc2lnblJlc3BvbnNlEkYKCU9mZmVyRHJhdxIbLmRhbW9uZS52MS5PZmZlckRyYXdSZXF1ZXN0GhwuZGFtb25lLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElgKD0Fuc3dlckRyYXdPZmZlchIhLmRhbW9uZS52MS5BbnN3ZXJEcmF3T2ZmZXJSZXF1ZXN0GiIuZGFtb25lLnYxLkFuc3dlckRyYXdPZmZlclJlc3BvbnNlEkAKCVdhdGNoR2FtZRIbLmRhbW9uZS52MS5XYXRjaEdhbWVSZXF1ZXN0GhQuZGFtb25lLnYxLkdhbWVFdmVudDABEksKCUV4cG9ydFBkbhIbLmRhbW9uZS52MS5FeHBvcnRQZG5SZXF1ZXN0GhwuZGFtb25lLnYxLkV4cG9ydFBkblJlc3BvbnNlIgOQAgFCOlo4Z2l0aHViLmNvbS9kYW1vbmUtcnVsZXMvZGFtb25lL2dlbi9nby9kYW1vbmUvdjE7ZGFtb25ldjFiBnByb3RvMw", [file_damone_v1_board, file_damone_v1_game]);
 
 /**
  * The request of GameService.CreateGame.
@@ -456,6 +456,48 @@ export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*
   messageDesc(file_damone_v1_game_service, 13);
 
 /**
+ * The request of GameService.ExportPdn.
+ *
+ * @generated from message damone.v1.ExportPdnRequest
+ */
+export type ExportPdnRequest = Message<"damone.v1.ExportPdnRequest"> & {
+  /**
+   * The game's resource name, e.g. `games/k3v9q2m7x1`. Required.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message damone.v1.ExportPdnRequest.
+ * Use `create(ExportPdnRequestSchema)` to create a new message.
+ */
+export const ExportPdnRequestSchema: GenMessage<ExportPdnRequest> = /*@__PURE__*/
+  messageDesc(file_damone_v1_game_service, 14);
+
+/**
+ * The response of GameService.ExportPdn.
+ *
+ * @generated from message damone.v1.ExportPdnResponse
+ */
+export type ExportPdnResponse = Message<"damone.v1.ExportPdnResponse"> & {
+  /**
+   * The game as one PDN game record, lines ending in `\n`.
+   *
+   * @generated from field: string pdn = 1;
+   */
+  pdn: string;
+};
+
+/**
+ * Describes the message damone.v1.ExportPdnResponse.
+ * Use `create(ExportPdnResponseSchema)` to create a new message.
+ */
+export const ExportPdnResponseSchema: GenMessage<ExportPdnResponse> = /*@__PURE__*/
+  messageDesc(file_damone_v1_game_service, 15);
+
+/**
  * Games of Italian Damone, stored and refereed by the service. Anyone may
  * create, read, list and watch games; the moves, resignations and draw
  * offers of a side need that side's secret token.
@@ -642,6 +684,25 @@ export const GameService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchGameRequestSchema;
     output: typeof GameEventSchema;
+  },
+  /**
+   * Returns a game as a PDN game record (docs/notation.md, PDN): the seven
+   * standard tags, `GameType` naming Italian Damone, `SetUp` and `FEN` for a
+   * custom start, the variant's settings as tags, and the moves with move
+   * numbers and the result token. A finished game's reason is a comment
+   * after the last move.
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
+   * NOT_FOUND (GAME_NOT_FOUND).
+   *
+   * HTTP: `GET /v1/{name=games/*}:exportPdn`.
+   *
+   * @generated from rpc damone.v1.GameService.ExportPdn
+   */
+  exportPdn: {
+    methodKind: "unary";
+    input: typeof ExportPdnRequestSchema;
+    output: typeof ExportPdnResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_damone_v1_game_service, 0);

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/rules_service.proto.
  */
 export const file_damone_v1_rules_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch1kYW1vbmUvdjEvcnVsZXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIkAKGUdldEluaXRpYWxQb3NpdGlvblJlcXVlc3QSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50IkMKGkdldEluaXRpYWxQb3NpdGlvblJlc3BvbnNlEiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uImMKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhIjCgd2YXJpYW50GAIgASgLMhIuZGFtb25lLnYxLlZhcmlhbnQihAEKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5kYW1vbmUudjEuTW92ZRIjCgdvdXRjb21lGAIgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSJQoIcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24ibAoQQXBwbHlNb3ZlUmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhIjCgd2YXJpYW50GAIgASgLMhIuZGFtb25lLnYxLlZhcmlhbnQSDAoEbW92ZRgDIAEoCSJ+ChFBcHBseU1vdmVSZXNwb25zZRIdCgRtb3ZlGAEgASgLMg8uZGFtb25lLnYxLk1vdmUSJQoIcG9zaXRpb24YAiABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SIwoHb3V0Y29tZRgDIAEoCzISLmRhbW9uZS52MS5PdXRjb21lIlQKDFBlcmZ0UmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhINCgVkZXB0aBgCIAEoBRIOCgZkaXZpZGUYAyABKAgifQoNUGVyZnRSZXNwb25zZRINCgVub2RlcxgBIAEoAxI0CglkaXZpc2lvbnMYAiADKAsyIS5kYW1vbmUudjEuUGVyZnRSZXNwb25zZS5EaXZpc2lvbhonCghEaXZpc2lvbhIMCgRtb3ZlGAEgASgJEg0KBW5vZGVzGAIgASgDMswCCgxSdWxlc1NlcnZpY2USYQoSR2V0SW5pdGlhbFBvc2l0aW9uEiQuZGFtb25lLnYxLkdldEluaXRpYWxQb3NpdGlvblJlcXVlc3QaJS5kYW1vbmUudjEuR2V0SW5pdGlhbFBvc2l0aW9uUmVzcG9uc2USVQoOTGlzdExlZ2FsTW92ZXMSIC5kYW1vbmUudjEuTGlzdExlZ2FsTW92ZXNSZXF1ZXN0GiEuZGFtb25lLnYxLkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USRgoJQXBwbHlNb3ZlEhsuZGFtb25lLnYxLkFwcGx5TW92ZVJlcXVlc3QaHC5kYW1vbmUudjEuQXBwbHlNb3ZlUmVzcG9uc2USOgoFUGVyZnQSFy5kYW1vbmUudjEuUGVyZnRSZXF1ZXN0GhguZGFtb25lLnYxLlBlcmZ0UmVzcG9uc2VCOlo4Z2l0aHViLmNvbS9kYW1vbmUtcnVsZXMvZGFtb25lL2dlbi9nby9kYW1vbmUvdjE7ZGFtb25ldjFiBnByb3RvMw", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant]);
+  fileDesc("Ch1kYW1vbmUvdjEvcnVsZXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIkAKGUdldEluaXRpYWxQb3NpdGlvblJlcXVlc3QSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50IkMKGkdldEluaXRpYWxQb3NpdGlvblJlc3BvbnNlEiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uImMKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhIjCgd2YXJpYW50GAIgASgLMhIuZGFtb25lLnYxLlZhcmlhbnQihAEKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5kYW1vbmUudjEuTW92ZRIjCgdvdXRjb21lGAIgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSJQoIcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24ibAoQQXBwbHlNb3ZlUmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhIjCgd2YXJpYW50GAIgASgLMhIuZGFtb25lLnYxLlZhcmlhbnQSDAoEbW92ZRgDIAEoCSJ+ChFBcHBseU1vdmVSZXNwb25zZRIdCgRtb3ZlGAEgASgLMg8uZGFtb25lLnYxLk1vdmUSJQoIcG9zaXRpb24YAiABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SIwoHb3V0Y29tZRgDIAEoCzISLmRhbW9uZS52MS5PdXRjb21lIlQKDFBlcmZ0UmVxdWVzdBIlCghwb3NpdGlvbhgBIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhINCgVkZXB0aBgCIAEoBRIOCgZkaXZpZGUYAyABKAgifQoNUGVyZnRSZXNwb25zZRINCgVub2RlcxgBIAEoAxI0CglkaXZpc2lvbnMYAiADKAsyIS5kYW1vbmUudjEuUGVyZnRSZXNwb25zZS5EaXZpc2lvbhonCghEaXZpc2lvbhIMCgRtb3ZlGAEgASgJEg0KBW5vZGVzGAIgASgDIn4KE1ZhbGlkYXRlR2FtZVJlcXVlc3QSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50Eg0KBW1vdmVzGAIgAygJEhAKA3BkbhgDIAEoCUgAiAEBEhkKEWluY2x1ZGVfcG9zaXRpb25zGAQgASgIQgYKBF9wZG4isAMKFFZhbGlkYXRlR2FtZVJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEhkKEWZpcnN0X2lsbGVnYWxfcGx5GAIgASgFEhQKDGlsbGVnYWxfbW92ZRgDIAEoCRIOCgZyZWFzb24YBCABKAkSDQoFY2F1c2UYBSABKAkSDwoHbWVzc2FnZRgGIAEoCRI/CghtZXRhZGF0YRgHIAMoCzItLmRhbW9uZS52MS5WYWxpZGF0ZUdhbWVSZXNwb25zZS5NZXRhZGF0YUVudHJ5Eg0KBW1vdmVzGAggAygJEgsKA3BseRgJIAEoBRIjCgdvdXRjb21lGAogASgLMhIuZGFtb25lLnYxLk91dGNvbWUSFAoHZW5kX3BseRgLIAEoBUgAiAEBEisKDmZpbmFsX3Bvc2l0aW9uGAwgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEiYKCXBvc2l0aW9ucxgNIAMoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX2VuZF9wbHkiUAoUVmFsaWRhdGVHYW1lc1JlcXVlc3QSCgoCaWQYASABKAkSLAoEZ2FtZRgCIAEoCzIeLmRhbW9uZS52MS5WYWxpZGF0ZUdhbWVSZXF1ZXN0Io0BChVWYWxpZGF0ZUdhbWVzUmVzcG9uc2USCgoCaWQYASABKAkSMQoGcmVzdWx0GAIgASgLMh8uZGFtb25lLnYxLlZhbGlkYXRlR2FtZVJlc3BvbnNlSAASKwoFZXJyb3IYAyABKAsyGi5kYW1vbmUudjEuVmFsaWRhdGlvbkVycm9ySABCCAoGYW5zd2VyIrwBCg9WYWxpZGF0aW9uRXJyb3ISDAoEY29kZRgBIAEoCRIOCgZyZWFzb24YAiABKAkSDQoFZmllbGQYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRI6CghtZXRhZGF0YRgFIAMoCzIoLmRhbW9uZS52MS5WYWxpZGF0aW9uRXJyb3IuTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEyjgQKDFJ1bGVzU2VydmljZRJmChJHZXRJbml0aWFsUG9zaXRpb24SJC5kYW1vbmUudjEuR2V0SW5pdGlhbFBvc2l0aW9uUmVxdWVzdBolLmRhbW9uZS52MS5HZXRJbml0aWFsUG9zaXRpb25SZXNwb25zZSIDkAIBEloKDkxpc3RMZWdhbE1vdmVzEiAuZGFtb25lLnYxLkxpc3RMZWdhbE1vdmVzUmVxdWVzdBohLmRhbW9uZS52MS5MaXN0TGVnYWxNb3Zlc1Jlc3BvbnNlIgOQAgESSwoJQXBwbHlNb3ZlEhsuZGFtb25lLnYxLkFwcGx5TW92ZVJlcXVlc3QaHC5kYW1vbmUudjEuQXBwbHlNb3ZlUmVzcG9uc2UiA5ACARI/CgVQZXJmdBIXLmRhbW9uZS52MS5QZXJmdFJlcXVlc3QaGC5kYW1vbmUudjEuUGVyZnRSZXNwb25zZSIDkAIBElQKDFZhbGlkYXRlR2FtZRIeLmRhbW9uZS52MS5WYWxpZGF0ZUdhbWVSZXF1ZXN0Gh8uZGFtb25lLnYxLlZhbGlkYXRlR2FtZVJlc3BvbnNlIgOQAgESVgoNVmFsaWRhdGVHYW1lcxIfLmRhbW9uZS52MS5WYWxpZGF0ZUdhbWVzUmVxdWVzdBogLmRhbW9uZS52MS5WYWxpZGF0ZUdhbWVzUmVzcG9uc2UoATABQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant]);
 
 /**
  * The request of RulesService.GetInitialPosition.
@@ -320,6 +320,302 @@ export const PerftResponse_DivisionSchema: GenMessage<PerftResponse_Division> = 
   messageDesc(file_damone_v1_rules_service, 7, 0);
 
 /**
+ * The request of RulesService.ValidateGame.
+ *
+ * JSON example: `{"variant": {"no_progress_limit": 8}, "moves": ["e2-d3",
+ * "f7-e6", "d3-c4"]}`.
+ *
+ * @generated from message damone.v1.ValidateGameRequest
+ */
+export type ValidateGameRequest = Message<"damone.v1.ValidateGameRequest"> & {
+  /**
+   * The rule settings the game was played under, with its start. Unset
+   * means the standard game. With `pdn`, a PDN `FEN` tag (with `SetUp` "1")
+   * gives the start instead; `variant.start_position` must then be unset
+   * or the same position.
+   *
+   * @generated from field: damone.v1.Variant variant = 1;
+   */
+  variant?: Variant | undefined;
+
+  /**
+   * The moves in order, one ply each, in the notation of docs/notation.md
+   * (full or short form). Give `moves` or `pdn`, not both.
+   *
+   * @generated from field: repeated string moves = 2;
+   */
+  moves: string[];
+
+  /**
+   * The game as one PDN game record (docs/notation.md, PDN): tags, then
+   * movetext with move numbers, comments, variations (skipped) and a result
+   * token. Give `moves` or `pdn`, not both.
+   *
+   * @generated from field: optional string pdn = 3;
+   */
+  pdn?: string | undefined;
+
+  /**
+   * If true, `positions` holds the position after each legal ply.
+   *
+   * @generated from field: bool include_positions = 4;
+   */
+  includePositions: boolean;
+};
+
+/**
+ * Describes the message damone.v1.ValidateGameRequest.
+ * Use `create(ValidateGameRequestSchema)` to create a new message.
+ */
+export const ValidateGameRequestSchema: GenMessage<ValidateGameRequest> = /*@__PURE__*/
+  messageDesc(file_damone_v1_rules_service, 8);
+
+/**
+ * The response of RulesService.ValidateGame: the verdict on a game.
+ *
+ * @generated from message damone.v1.ValidateGameResponse
+ */
+export type ValidateGameResponse = Message<"damone.v1.ValidateGameResponse"> & {
+  /**
+   * True if every move given was legal and none came after the game ended.
+   * A PDN result token is not checked against the moves: it may record a
+   * resignation, an agreed draw or a time forfeit, which moves cannot show.
+   *
+   * @generated from field: bool valid = 1;
+   */
+  valid: boolean;
+
+  /**
+   * The 1-based ply of the first move that is not legal (a move given
+   * after the game ended is illegal at its ply); 0 when `valid`.
+   *
+   * @generated from field: int32 first_illegal_ply = 2;
+   */
+  firstIllegalPly: number;
+
+  /**
+   * The move at `first_illegal_ply`, as given; empty when `valid`.
+   *
+   * @generated from field: string illegal_move = 3;
+   */
+  illegalMove: string;
+
+  /**
+   * Why that move was refused: the ErrorInfo reason ApplyMove would give
+   * for it in the position before it, e.g. `ILLEGAL_MOVE`,
+   * `AMBIGUOUS_MOVE`, `INVALID_REQUEST` (not move notation) or `GAME_OVER`
+   * (the game had ended); empty when `valid`.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * ApplyMove's `cause` metadata for ILLEGAL_MOVE (e.g. `CAPTURE_REQUIRED`,
+   * `CAPTURE_PRIORITY`, `OPPONENT_PIECE`); empty otherwise.
+   *
+   * @generated from field: string cause = 5;
+   */
+  cause: string;
+
+  /**
+   * The message ApplyMove would give for that move, for people.
+   *
+   * @generated from field: string message = 6;
+   */
+  message: string;
+
+  /**
+   * The ErrorInfo metadata ApplyMove would give for that move
+   * (`legal_moves`, `matching_moves`, `result`, ...).
+   *
+   * @generated from field: map<string, string> metadata = 7;
+   */
+  metadata: { [key: string]: string };
+
+  /**
+   * The legal plies played, in full notation (even where the short form
+   * was given), up to the first illegal move or the end of the game.
+   *
+   * @generated from field: repeated string moves = 8;
+   */
+  moves: string[];
+
+  /**
+   * The number of legal plies played (the length of `moves`).
+   *
+   * @generated from field: int32 ply = 9;
+   */
+  ply: number;
+
+  /**
+   * How the game ended under the variant's rules, if it did; unset if it
+   * goes on after the last legal ply.
+   *
+   * @generated from field: damone.v1.Outcome outcome = 10;
+   */
+  outcome?: Outcome | undefined;
+
+  /**
+   * The ply after which the game ended (0 for a start already decided);
+   * set if and only if `outcome` is.
+   *
+   * @generated from field: optional int32 end_ply = 11;
+   */
+  endPly?: number | undefined;
+
+  /**
+   * The position after the last legal ply (the start if there is none).
+   *
+   * @generated from field: damone.v1.Position final_position = 12;
+   */
+  finalPosition?: Position | undefined;
+
+  /**
+   * With `include_positions`, the position after each legal ply:
+   * `positions[i]` follows `moves[i]`.
+   *
+   * @generated from field: repeated damone.v1.Position positions = 13;
+   */
+  positions: Position[];
+};
+
+/**
+ * Describes the message damone.v1.ValidateGameResponse.
+ * Use `create(ValidateGameResponseSchema)` to create a new message.
+ */
+export const ValidateGameResponseSchema: GenMessage<ValidateGameResponse> = /*@__PURE__*/
+  messageDesc(file_damone_v1_rules_service, 9);
+
+/**
+ * One request of RulesService.ValidateGames.
+ *
+ * JSON example (one line of the NDJSON body): `{"id": "g1", "game":
+ * {"moves": ["e2-d3", "f7-e6"]}}`.
+ *
+ * @generated from message damone.v1.ValidateGamesRequest
+ */
+export type ValidateGamesRequest = Message<"damone.v1.ValidateGamesRequest"> & {
+  /**
+   * The client's name for this game, echoed in its response; at most 128
+   * bytes. Need not be unique.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The game, as for ValidateGame. Required.
+   *
+   * @generated from field: damone.v1.ValidateGameRequest game = 2;
+   */
+  game?: ValidateGameRequest | undefined;
+};
+
+/**
+ * Describes the message damone.v1.ValidateGamesRequest.
+ * Use `create(ValidateGamesRequestSchema)` to create a new message.
+ */
+export const ValidateGamesRequestSchema: GenMessage<ValidateGamesRequest> = /*@__PURE__*/
+  messageDesc(file_damone_v1_rules_service, 10);
+
+/**
+ * One response of RulesService.ValidateGames.
+ *
+ * @generated from message damone.v1.ValidateGamesResponse
+ */
+export type ValidateGamesResponse = Message<"damone.v1.ValidateGamesResponse"> & {
+  /**
+   * The `id` of the request this answers.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The verdict, or why there is none.
+   *
+   * @generated from oneof damone.v1.ValidateGamesResponse.answer
+   */
+  answer: {
+    /**
+     * The verdict ValidateGame gives for the game.
+     *
+     * @generated from field: damone.v1.ValidateGameResponse result = 2;
+     */
+    value: ValidateGameResponse;
+    case: "result";
+  } | {
+    /**
+     * The error ValidateGame would return for the request (an invalid
+     * variant, a game above the size limits, ...).
+     *
+     * @generated from field: damone.v1.ValidationError error = 3;
+     */
+    value: ValidationError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message damone.v1.ValidateGamesResponse.
+ * Use `create(ValidateGamesResponseSchema)` to create a new message.
+ */
+export const ValidateGamesResponseSchema: GenMessage<ValidateGamesResponse> = /*@__PURE__*/
+  messageDesc(file_damone_v1_rules_service, 11);
+
+/**
+ * An error answering one request of a stream, in the error model's terms
+ * (error_reason.proto).
+ *
+ * @generated from message damone.v1.ValidationError
+ */
+export type ValidationError = Message<"damone.v1.ValidationError"> & {
+  /**
+   * The gRPC status code's name, e.g. `INVALID_ARGUMENT`.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * The ErrorInfo reason, e.g. `INVALID_REQUEST`, `LIMIT_EXCEEDED`.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * For INVALID_REQUEST, the path of the malformed field, e.g.
+   * `game.variant.start_position`.
+   *
+   * @generated from field: string field = 3;
+   */
+  field: string;
+
+  /**
+   * A sentence for people.
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+
+  /**
+   * The ErrorInfo metadata, e.g. `limit` and `maximum`.
+   *
+   * @generated from field: map<string, string> metadata = 5;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message damone.v1.ValidationError.
+ * Use `create(ValidationErrorSchema)` to create a new message.
+ */
+export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
+  messageDesc(file_damone_v1_rules_service, 12);
+
+/**
  * The rules of Italian Damone as a stateless service: every request carries
  * the position it is about, and nothing is stored. Use it to validate and
  * explore positions; use GameService to play games.
@@ -330,6 +626,10 @@ export const PerftResponse_DivisionSchema: GenMessage<PerftResponse_Division> = 
  * LIMIT_EXCEEDED) when a server limit is reached, UNAVAILABLE while the
  * server is starting or stopping (retry with backoff), and
  * DEADLINE_EXCEEDED or CANCELLED as in any gRPC call.
+ *
+ * Every method is marked `idempotency_level = NO_SIDE_EFFECTS`: a client
+ * may retry any call on UNAVAILABLE, on the same or another replica (the
+ * service config in docs/deploy.md does so).
  *
  * @generated from service damone.v1.RulesService
  */
@@ -409,6 +709,61 @@ export const RulesService: GenService<{
     methodKind: "unary";
     input: typeof PerftRequestSchema;
     output: typeof PerftResponseSchema;
+  },
+  /**
+   * Validates a whole game played elsewhere: plays its moves from the
+   * variant's start and reports whether every move was legal, where the
+   * first illegal move is and why, and where and how the game ended under
+   * the variant's rules, repetition and the no-progress rule included. An
+   * illegal or unfinished game is a normal answer (`valid` = false, or no
+   * `outcome`), not an error. A start that is already decided is over at
+   * ply 0 (RULES.md, End of the game).
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant,
+   * both or neither of `moves` and `pdn` (an empty game needs `moves`
+   * empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
+   * a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
+   * (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
+   * than the server's limit, or (`limit` = `request_bytes`) for a request
+   * above the size limit.
+   *
+   * HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
+   *
+   * @generated from rpc damone.v1.RulesService.ValidateGame
+   */
+  validateGame: {
+    methodKind: "unary";
+    input: typeof ValidateGameRequestSchema;
+    output: typeof ValidateGameResponseSchema;
+  },
+  /**
+   * Validates a stream of games: each request is one ValidateGame request
+   * with a client-chosen `id`, and each response carries that `id` and the
+   * verdict ValidateGame would give, or the error it would return (a bad
+   * game does not end the stream). Responses come in the order of the
+   * requests. The server reads a request only when it has room to answer
+   * it: a client that stops reading responses stops the server's reading
+   * of requests (HTTP/2 flow control), so nothing is buffered without
+   * bound. The stream ends when the client closes its side and every
+   * answer is sent.
+   *
+   * Errors (of the whole stream): INVALID_ARGUMENT (INVALID_REQUEST) for a
+   * request that does not decode; RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) for a
+   * request above the size limit; UNAVAILABLE when the server shuts down
+   * (send again the requests not answered).
+   *
+   * HTTP: `POST /v1/rules:validateGames` with newline-delimited JSON
+   * requests as the body (`Content-Type: application/x-ndjson`); the
+   * response is newline-delimited JSON, one `{"result": <response>}` per
+   * request (or a final `{"error": <status>}` if the stream fails). Over
+   * HTTP/1.1 the server answers while still reading the body.
+   *
+   * @generated from rpc damone.v1.RulesService.ValidateGames
+   */
+  validateGames: {
+    methodKind: "bidi_streaming";
+    input: typeof ValidateGamesRequestSchema;
+    output: typeof ValidateGamesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_damone_v1_rules_service, 0);
