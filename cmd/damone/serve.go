@@ -51,6 +51,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
+	maxPlies := fs.Int("max-game-plies", server.DefaultMaxGamePlies, "most moves in one game given to ValidateGame / ValidateGames")
 	maxGames := fs.Int("max-games", games.DefaultLimits.MaxGames, "games the store may hold (0 = no limit)")
 	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")
 	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
@@ -114,6 +115,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 		{*maxConnAge >= 0, "max-connection-age", *maxConnAge, "0 or more"},
 		{*maxReq >= 1024, "max-request-bytes", *maxReq, "at least 1024"},
 		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
+		{*maxPlies >= 1 && *maxPlies <= 1000000, "max-game-plies", *maxPlies, "1..1000000"},
 		{*maxGames >= 0, "max-games", *maxGames, "0 or more"},
 		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
@@ -170,7 +172,7 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
-		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft,
+		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,

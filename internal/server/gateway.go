@@ -29,7 +29,7 @@ import (
 // a client connection, so interceptors (logs, metrics, limits) apply to
 // REST calls too and WatchGame streams as newline-delimited JSON, one
 // flushed line per event.
-func newGateway(lis *bufconn.Listener) (http.Handler, *grpc.ClientConn, error) {
+func newGateway(lis *bufconn.Listener, maxRequestBytes int) (http.Handler, *grpc.ClientConn, error) {
 	conn, err := gatewayClient(lis)
 	if err != nil {
 		return nil, nil, err
@@ -70,7 +70,17 @@ func newGateway(lis *bufconn.Listener) (http.Handler, *grpc.ClientConn, error) {
 		conn.Close()
 		return nil, nil, err
 	}
-	return mux, conn, nil
+	// ValidateGames' body is a stream of requests: limited a line at a
+	// time, not as a whole.
+	stream := newNDJSONStream(conn, mux, maxRequestBytes)
+	limited := withMaxBytes(mux, int64(maxRequestBytes))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == validateGamesPath && r.Method == http.MethodPost {
+			stream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), maxBytesKey{}, int64(maxRequestBytes))))
+			return
+		}
+		limited.ServeHTTP(w, r)
+	}), conn, nil
 }
 
 // jsonMarshaler is the gateway's JSONPb, except that a message is

@@ -17,7 +17,7 @@ func gatewayJSONPb() runtime.JSONPb {
 }
 
 func startListResponse(tb testing.TB) *damonev1.ListLegalMovesResponse {
-	resp, err := NewRulesServer(8, noObserver{}).ListLegalMoves(context.Background(), &damonev1.ListLegalMovesRequest{
+	resp, err := NewRulesServer(8, DefaultMaxGamePlies, noObserver{}).ListLegalMoves(context.Background(), &damonev1.ListLegalMovesRequest{
 		Position: &damonev1.Position{Text: "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"}})
 	if err != nil {
 		tb.Fatal(err)

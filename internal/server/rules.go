@@ -56,13 +56,15 @@ func (t *sampleTimer) stop() {
 type RulesServer struct {
 	damonev1.UnimplementedRulesServiceServer
 	maxPerftDepth int
+	maxGamePlies  int
 	observe       MovegenObserver
 }
 
 // NewRulesServer returns the stateless rules service; a perft deeper than
-// maxPerftDepth is refused.
-func NewRulesServer(maxPerftDepth int, observe MovegenObserver) *RulesServer {
-	return &RulesServer{maxPerftDepth: maxPerftDepth, observe: observe}
+// maxPerftDepth, or a game to validate with more than maxGamePlies moves,
+// is refused.
+func NewRulesServer(maxPerftDepth, maxGamePlies int, observe MovegenObserver) *RulesServer {
+	return &RulesServer{maxPerftDepth: maxPerftDepth, maxGamePlies: maxGamePlies, observe: observe}
 }
 
 func (s *RulesServer) GetInitialPosition(_ context.Context, req *damonev1.GetInitialPositionRequest) (*damonev1.GetInitialPositionResponse, error) {
@@ -113,9 +115,7 @@ func (s *RulesServer) ApplyMove(_ context.Context, req *damonev1.ApplyMoveReques
 	timer := startTimer(s.observe, "apply_move")
 	if o := v.PositionOutcome(&pos); o.Over() {
 		timer.stop()
-		return nil, withInfo(codes.FailedPrecondition, "the game is already over in this position: "+o.String(),
-			games.ReasonGameOver, map[string]string{
-				"result": outcomeToProto(o).GetResult().String(), "reason": outcomeToProto(o).GetReason().String()})
+		return nil, gameOverStatus(o)
 	}
 	m, err := pos.ParseMove(req.GetMove())
 	var next engine.Position
@@ -172,6 +172,13 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 	s.observe.ObserveMovegen("perft", time.Since(t0))
 	slices.SortFunc(out.Divisions, func(a, b *damonev1.PerftResponse_Division) int { return strings.Compare(a.Move, b.Move) })
 	return out, nil
+}
+
+// gameOverStatus is the refusal of a move in a game that is over.
+func gameOverStatus(o engine.Outcome) error {
+	return withInfo(codes.FailedPrecondition, "the game is already over in this position: "+o.String(),
+		games.ReasonGameOver, map[string]string{
+			"result": outcomeToProto(o).GetResult().String(), "reason": outcomeToProto(o).GetReason().String()})
 }
 
 func positionAndVariant(p *damonev1.Position, v *damonev1.Variant) (engine.Position, engine.Variant, error) {

@@ -19,7 +19,7 @@ func (noObserver) ObserveMovegen(string, time.Duration) {}
 // (decoding the request, the engine, building and encoding the answer),
 // without gRPC around it; allocs/op is what the garbage collector sees.
 func BenchmarkListLegalMovesHandler(b *testing.B) {
-	s := NewRulesServer(8, noObserver{})
+	s := NewRulesServer(8, DefaultMaxGamePlies, noObserver{})
 	wire, _ := proto.Marshal(&damonev1.ListLegalMovesRequest{Position: &damonev1.Position{
 		Text: "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"}})
 	b.ReportAllocs()

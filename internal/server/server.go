@@ -55,6 +55,7 @@ type Config struct {
 	MaxCallDuration                 time.Duration // deadline put on every unary call
 	MaxRequestBytes                 int
 	MaxPerftDepth                   int
+	MaxGamePlies                    int // moves of one game ValidateGame accepts
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
 	// games need one store shared by every replica that serves them, and
@@ -149,7 +150,7 @@ func New(cfg Config) (*Server, error) {
 		),
 	)
 	if cfg.Rules {
-		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, s.metrics))
+		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics))
 	}
 	if cfg.Games {
 		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
@@ -164,7 +165,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
 	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
-	gw, conn, err := newGateway(s.gatewayLis)
+	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes)
 	if err != nil {
 		s.closeListeners()
 		return nil, err
@@ -179,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 			writePlain(w, http.StatusServiceUnavailable, "not ready")
 		}
 	})
-	mux.Handle("/", withMaxBytes(gw, int64(cfg.MaxRequestBytes)))
+	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}

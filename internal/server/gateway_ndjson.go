@@ -1,0 +1,156 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// validateGamesPath is ValidateGames' REST route (damone_http.yaml).
+const validateGamesPath = "/v1/rules:validateGames"
+
+// ndjsonStream serves ValidateGames over HTTP with newline-delimited JSON
+// both ways. The generated gateway handler cannot: it drops a line that
+// does not decode without telling the client, and it limits the whole
+// body, not each request, to the request size limit. Each line read is
+// sent on a gRPC stream to the server (so interceptors and metrics apply),
+// each answer is written and flushed as one line, and a reader waits for
+// the writer through the stream's flow control: a client that stops
+// reading answers stops the reading of its body.
+type ndjsonStream struct {
+	client  damonev1.RulesServiceClient
+	mux     *runtime.ServeMux
+	json    *jsonMarshaler
+	maxLine int
+}
+
+func newNDJSONStream(conn *grpc.ClientConn, mux *runtime.ServeMux, maxLine int) *ndjsonStream {
+	return &ndjsonStream{
+		client:  damonev1.NewRulesServiceClient(conn),
+		mux:     mux,
+		json:    &jsonMarshaler{runtime.JSONPb{MarshalOptions: protojson.MarshalOptions{UseProtoNames: true}}},
+		maxLine: maxLine,
+	}
+}
+
+func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// HTTP/1.1: answer while the body is still being read.
+	_ = http.NewResponseController(w).EnableFullDuplex()
+	ctx := r.Context()
+	stream, err := h.client.ValidateGames(ctx)
+	if err != nil {
+		errorHandler(ctx, h.mux, h.json, w, r, err)
+		return
+	}
+	var (
+		mu      sync.Mutex
+		readErr error // why reading stopped early, reported after the answers
+	)
+	go func() {
+		err := h.readRequests(r.Body, stream)
+		mu.Lock()
+		readErr = err
+		mu.Unlock()
+		stream.CloseSend()
+	}()
+
+	started := false
+	flusher := http.NewResponseController(w)
+	var line []byte
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			mu.Lock()
+			err = readErr
+			mu.Unlock()
+			if err == nil {
+				if !started {
+					w.Header().Set("Content-Type", h.json.StreamContentType(nil))
+					w.WriteHeader(http.StatusOK)
+				}
+				return
+			}
+		}
+		if err != nil {
+			if !started {
+				// Nothing streamed yet: the plain status JSON of every
+				// other refused call.
+				errorHandler(ctx, h.mux, h.json, w, r, err)
+				return
+			}
+			line = append(line[:0], `{"error":`...)
+			b, _ := h.json.Marshal(status.Convert(err).Proto())
+			line = append(append(line, b...), "}\n"...)
+			w.Write(line)
+			flusher.Flush()
+			return
+		}
+		if !started {
+			w.Header().Set("Content-Type", h.json.StreamContentType(nil))
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		b, err := h.json.Marshal(resp)
+		if err != nil {
+			return
+		}
+		line = append(append(append(line[:0], `{"result":`...), b...), "}\n"...)
+		if _, err := w.Write(line); err != nil {
+			return // the client went away; its context ends the stream
+		}
+		flusher.Flush()
+	}
+}
+
+// readRequests sends each non-blank line of body as one request and
+// returns why it stopped before the end of the body, if it did.
+func (h *ndjsonStream) readRequests(body io.Reader, stream damonev1.RulesService_ValidateGamesClient) error {
+	br := bufio.NewReaderSize(body, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		buf = buf[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			buf = append(buf, chunk...)
+			if len(buf) > h.maxLine {
+				return withInfo(codes.ResourceExhausted,
+					fmt.Sprintf("line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", n, h.maxLine),
+					games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.Itoa(h.maxLine)})
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if text := bytes.TrimSpace(buf); len(text) > 0 {
+			req := &damonev1.ValidateGamesRequest{}
+			if derr := protojson.Unmarshal(text, req); derr != nil {
+				return invalidStatus("body", fmt.Sprintf("line %d does not decode as a ValidateGamesRequest: %v", n, derr))
+			}
+			if serr := stream.Send(req); serr != nil {
+				return nil // the stream failed: Recv reports why
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return status.Error(codes.Canceled, "reading the request body: "+err.Error())
+		}
+	}
+}

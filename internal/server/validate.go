@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/status"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/validation"
+)
+
+// DefaultMaxGamePlies is the default cap on the moves of one game given to
+// ValidateGame (setting max-game-plies): ten times the longest game the
+// default no-progress rule lets a game last without captures is far above
+// any real game, and bounds one call's work to milliseconds.
+const DefaultMaxGamePlies = 10000
+
+// maxStreamID is the longest ValidateGamesRequest.id accepted, in bytes.
+const maxStreamID = 128
+
+// ValidateGame judges a whole game (RULES.md, End of the game, for where it
+// ends). An illegal game is a verdict, not an error; errors are a malformed
+// request (INVALID_ARGUMENT) or a game above the plies limit
+// (RESOURCE_EXHAUSTED).
+func (s *RulesServer) ValidateGame(_ context.Context, req *damonev1.ValidateGameRequest) (*damonev1.ValidateGameResponse, error) {
+	out, err := s.validate("", req)
+	return out, toStatus(err)
+}
+
+// ValidateGames judges a stream of games, answering each in order. It
+// reads the next request only once the previous answer is handed to the
+// transport, so a client that stops reading stops the reading of its
+// requests (flow control) instead of growing a queue here.
+func (s *RulesServer) ValidateGames(stream damonev1.RulesService_ValidateGamesServer) error {
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		resp := &damonev1.ValidateGamesResponse{Id: req.GetId()}
+		if len(req.GetId()) > maxStreamID || !utf8.ValidString(req.GetId()) {
+			resp.Answer = &damonev1.ValidateGamesResponse_Error{Error: validationError(
+				badField("id", "must be valid UTF-8 of at most %d bytes, got %d bytes", maxStreamID, len(req.GetId())))}
+		} else if req.GetGame() == nil {
+			resp.Answer = &damonev1.ValidateGamesResponse_Error{Error: validationError(
+				badField("game", "is required: the game to validate, as in a ValidateGame request"))}
+		} else if verdict, err := s.validate("game.", req.GetGame()); err != nil {
+			resp.Answer = &damonev1.ValidateGamesResponse_Error{Error: validationError(err)}
+		} else {
+			resp.Answer = &damonev1.ValidateGamesResponse_Result{Result: verdict}
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+}
+
+// validate answers one ValidateGame request; prefix is the path of the
+// request within the message that carries it, for field errors.
+func (s *RulesServer) validate(prefix string, req *damonev1.ValidateGameRequest) (*damonev1.ValidateGameResponse, error) {
+	variant, moves, err := s.gameOf(prefix, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(moves) > s.maxGamePlies {
+		return nil, &games.Error{Code: games.CodeResourceExhausted, Reason: games.ReasonLimitExceeded, Limit: "game_plies",
+			Message: fmt.Sprintf("the game has %d moves, above the server's limit of %d (setting max-game-plies)",
+				len(moves), s.maxGamePlies),
+			Metadata: map[string]string{"limit": "game_plies", "maximum": strconv.Itoa(s.maxGamePlies)}}
+	}
+	timer := startTimer(s.observe, "validate_game")
+	v, err := validation.Game(variant, moves, validation.Options{Positions: req.GetIncludePositions()})
+	timer.stop()
+	if err != nil {
+		return nil, badField(prefix+"variant", "%v", err)
+	}
+	return verdictToProto(v), nil
+}
+
+// gameOf reads the variant and the moves of a ValidateGame request.
+func (s *RulesServer) gameOf(prefix string, req *damonev1.ValidateGameRequest) (engine.Variant, []string, error) {
+	if req.Pdn != nil && len(req.GetMoves()) > 0 {
+		return engine.Variant{}, nil, badField(prefix+"pdn", "give the game as moves or as pdn, not both")
+	}
+	if req.Pdn == nil {
+		v, err := variantFromProto(prefix+"variant", req.GetVariant())
+		return v, req.GetMoves(), err
+	}
+	return pdnGame(prefix, req.GetVariant(), req.GetPdn())
+}
+
+// verdictToProto writes a verdict in the API's terms; the refusal of the
+// first illegal move is what ApplyMove would answer for it.
+func verdictToProto(v *validation.Verdict) *damonev1.ValidateGameResponse {
+	out := &damonev1.ValidateGameResponse{
+		Valid:           v.Valid(),
+		FirstIllegalPly: int32(v.IllegalPly),
+		IllegalMove:     v.IllegalMove,
+		Moves:           make([]string, len(v.Moves)),
+		Ply:             int32(len(v.Moves)),
+		Outcome:         outcomeToProto(v.Outcome),
+		FinalPosition:   positionToProto(&v.Final),
+	}
+	for i := range v.Moves {
+		out.Moves[i] = v.Moves[i].String()
+	}
+	if v.Outcome.Over() {
+		out.EndPly = ptr(int32(v.EndPly))
+	}
+	if len(v.Positions) > 0 {
+		out.Positions = make([]*damonev1.Position, len(v.Positions))
+		for i := range v.Positions {
+			out.Positions[i] = positionToProto(&v.Positions[i])
+		}
+	}
+	if v.Err != nil {
+		var st *status.Status
+		var me *engine.MoveError
+		switch {
+		case errors.As(v.Err, &me):
+			st = status.Convert(moveStatus(me, v.Final.LegalMoves()))
+		case errors.Is(v.Err, engine.ErrGameOver):
+			st = status.Convert(gameOverStatus(v.Outcome))
+		default:
+			st = status.Convert(toStatus(v.Err))
+		}
+		out.Message = st.Message()
+		if info := errorInfo(st); info != nil {
+			out.Reason, out.Metadata, out.Cause = info.Reason, info.Metadata, info.Metadata["cause"]
+		}
+	}
+	return out
+}
+
+// validationError is a stream answer's error in the error model's terms.
+func validationError(err error) *damonev1.ValidationError {
+	st := status.Convert(toStatus(err))
+	out := &damonev1.ValidationError{Code: codeName(st.Code().String()), Message: st.Message()}
+	if info := errorInfo(st); info != nil {
+		out.Reason, out.Metadata = info.Reason, info.Metadata
+	}
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok && len(br.FieldViolations) > 0 {
+			out.Field = br.FieldViolations[0].Field
+		}
+	}
+	return out
+}
+
+// codeName turns grpc-go's code names (InvalidArgument) into the
+// canonical ones (INVALID_ARGUMENT).
+func codeName(camel string) string {
+	var b strings.Builder
+	for i, r := range camel {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}
+
+func errorInfo(st *status.Status) *errdetails.ErrorInfo {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
