@@ -257,3 +257,54 @@ func TestGameAgainstTheEngine(t *testing.T) {
 		t.Fatalf("event 2 is %v, want the engine's opening move as Red", w2.events[1])
 	}
 }
+
+// TestAnalyzeDecidedPositions: a position in which the game is already
+// over (RULES.md, End of the game) is answered with its outcome, as
+// ListLegalMoves gives it, and no search.
+func TestAnalyzeDecidedPositions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	r := startReplica(t, "--store", "memory")
+	client := damonev1.NewAnalysisServiceClient(r.conn)
+	limit := 8
+	cases := []struct {
+		text   string
+		limit  *int32
+		result damonev1.OutcomeResult
+		reason damonev1.OutcomeReason
+	}{
+		// Black to move without pieces.
+		{"B:RMb1,Da2:B:0", nil, damonev1.OutcomeResult_OUTCOME_RESULT_RED_WINS, damonev1.OutcomeReason_OUTCOME_REASON_ALL_PIECES_CAPTURED},
+		// Black Pedine b7 blocked by Red Damas on a6, c6, c8.
+		{"B:RDa6,Dc6,Dc8:BPb7:0", nil, damonev1.OutcomeResult_OUTCOME_RESULT_RED_WINS, damonev1.OutcomeReason_OUTCOME_REASON_STALEMATE},
+		// The counter at the limit of 8.
+		{"R:RMc2:BMc6:8", ptrTo(int32(limit)), damonev1.OutcomeResult_OUTCOME_RESULT_DRAW, damonev1.OutcomeReason_OUTCOME_REASON_NO_PROGRESS},
+	}
+	for _, c := range cases {
+		stream, err := client.AnalyzePosition(context.Background(), &damonev1.AnalyzePositionRequest{
+			Position: &damonev1.Position{Text: c.text},
+			Variant:  &damonev1.Variant{NoProgressLimit: c.limit},
+			Limit:    &damonev1.AnalyzePositionRequest_Depth{Depth: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []*damonev1.AnalyzePositionResponse
+		for {
+			m, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", c.text, err)
+			}
+			msgs = append(msgs, m)
+		}
+		if len(msgs) != 1 || !msgs[0].GetFinal() || msgs[0].GetBestMove() != nil || len(msgs[0].GetLines()) != 0 ||
+			msgs[0].GetOutcome().GetResult() != c.result || msgs[0].GetOutcome().GetReason() != c.reason {
+			t.Errorf("%s: %v, want one final message with outcome %v %v and no move", c.text, msgs, c.result, c.reason)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

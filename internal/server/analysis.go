@@ -87,6 +87,12 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 		lim.MoveTime = s.maxTime
 	}
 	lim.FullTime = true
+	// A decided position has no best move to search for: the answer is
+	// its outcome, the same one ListLegalMoves gives (RULES.md, End of the
+	// game).
+	if o := v.PositionOutcome(&pos); o.Over() {
+		return stream.Send(&damonev1.AnalyzePositionResponse{Final: true, Outcome: outcomeToProto(o), Elapsed: durationpb.New(0)})
+	}
 	if n := s.running.Add(1); n > s.maxRunning {
 		s.running.Add(-1)
 		return withInfo(codes.ResourceExhausted,

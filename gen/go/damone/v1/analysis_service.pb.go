@@ -194,8 +194,11 @@ type AnalyzePositionResponse struct {
 	// True on the last message of the stream.
 	Final bool `protobuf:"varint,6,opt,name=final,proto3" json:"final,omitempty"`
 	// On the final message: the move the engine would play; unset if the
-	// side to move has no legal move.
-	BestMove      *Move `protobuf:"bytes,7,opt,name=best_move,json=bestMove,proto3" json:"best_move,omitempty"`
+	// game is over in the position.
+	BestMove *Move `protobuf:"bytes,7,opt,name=best_move,json=bestMove,proto3" json:"best_move,omitempty"`
+	// Set (on the only message, which is final) if and only if the game is
+	// over in the position: how it ended, as ListLegalMoves reports it.
+	Outcome       *Outcome `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -275,6 +278,13 @@ func (x *AnalyzePositionResponse) GetFinal() bool {
 func (x *AnalyzePositionResponse) GetBestMove() *Move {
 	if x != nil {
 		return x.BestMove
+	}
+	return nil
+}
+
+func (x *AnalyzePositionResponse) GetOutcome() *Outcome {
+	if x != nil {
+		return x.Outcome
 	}
 	return nil
 }
@@ -444,7 +454,7 @@ var File_damone_v1_analysis_service_proto protoreflect.FileDescriptor
 
 const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\n" +
-	" damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n" +
+	" damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n" +
 	"\x16AnalyzePositionRequest\x12/\n" +
 	"\bposition\x18\x01 \x01(\v2\x13.damone.v1.PositionR\bposition\x12,\n" +
 	"\avariant\x18\x02 \x01(\v2\x12.damone.v1.VariantR\avariant\x12\x16\n" +
@@ -453,7 +463,7 @@ const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\tmove_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationH\x00R\bmoveTime\x12\x1c\n" +
 	"\binfinite\x18\x06 \x01(\bH\x00R\binfinite\x12\x14\n" +
 	"\x05lines\x18\a \x01(\x05R\x05linesB\a\n" +
-	"\x05limit\"\x97\x02\n" +
+	"\x05limit\"\xc5\x02\n" +
 	"\x17AnalyzePositionResponse\x12\x14\n" +
 	"\x05depth\x18\x01 \x01(\x05R\x05depth\x12\x14\n" +
 	"\x05nodes\x18\x02 \x01(\x03R\x05nodes\x12(\n" +
@@ -461,7 +471,8 @@ const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\aelapsed\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\aelapsed\x12-\n" +
 	"\x05lines\x18\x05 \x03(\v2\x17.damone.v1.AnalysisLineR\x05lines\x12\x14\n" +
 	"\x05final\x18\x06 \x01(\bR\x05final\x12,\n" +
-	"\tbest_move\x18\a \x01(\v2\x0f.damone.v1.MoveR\bbestMove\"L\n" +
+	"\tbest_move\x18\a \x01(\v2\x0f.damone.v1.MoveR\bbestMove\x12,\n" +
+	"\aoutcome\x18\b \x01(\v2\x12.damone.v1.OutcomeR\aoutcome\"L\n" +
 	"\fAnalysisLine\x12&\n" +
 	"\x05score\x18\x01 \x01(\v2\x10.damone.v1.ScoreR\x05score\x12\x14\n" +
 	"\x05moves\x18\x02 \x03(\tR\x05moves\"\x80\x01\n" +
@@ -496,6 +507,7 @@ var file_damone_v1_analysis_service_proto_goTypes = []any{
 	(*Variant)(nil),                 // 5: damone.v1.Variant
 	(*durationpb.Duration)(nil),     // 6: google.protobuf.Duration
 	(*Move)(nil),                    // 7: damone.v1.Move
+	(*Outcome)(nil),                 // 8: damone.v1.Outcome
 }
 var file_damone_v1_analysis_service_proto_depIdxs = []int32{
 	4, // 0: damone.v1.AnalyzePositionRequest.position:type_name -> damone.v1.Position
@@ -504,14 +516,15 @@ var file_damone_v1_analysis_service_proto_depIdxs = []int32{
 	6, // 3: damone.v1.AnalyzePositionResponse.elapsed:type_name -> google.protobuf.Duration
 	2, // 4: damone.v1.AnalyzePositionResponse.lines:type_name -> damone.v1.AnalysisLine
 	7, // 5: damone.v1.AnalyzePositionResponse.best_move:type_name -> damone.v1.Move
-	3, // 6: damone.v1.AnalysisLine.score:type_name -> damone.v1.Score
-	0, // 7: damone.v1.AnalysisService.AnalyzePosition:input_type -> damone.v1.AnalyzePositionRequest
-	1, // 8: damone.v1.AnalysisService.AnalyzePosition:output_type -> damone.v1.AnalyzePositionResponse
-	8, // [8:9] is the sub-list for method output_type
-	7, // [7:8] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	8, // 6: damone.v1.AnalyzePositionResponse.outcome:type_name -> damone.v1.Outcome
+	3, // 7: damone.v1.AnalysisLine.score:type_name -> damone.v1.Score
+	0, // 8: damone.v1.AnalysisService.AnalyzePosition:input_type -> damone.v1.AnalyzePositionRequest
+	1, // 9: damone.v1.AnalysisService.AnalyzePosition:output_type -> damone.v1.AnalyzePositionResponse
+	9, // [9:10] is the sub-list for method output_type
+	8, // [8:9] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_analysis_service_proto_init() }
@@ -520,6 +533,7 @@ func file_damone_v1_analysis_service_proto_init() {
 		return
 	}
 	file_damone_v1_board_proto_init()
+	file_damone_v1_outcome_proto_init()
 	file_damone_v1_variant_proto_init()
 	file_damone_v1_analysis_service_proto_msgTypes[0].OneofWrappers = []any{
 		(*AnalyzePositionRequest_Depth)(nil),

@@ -1,4 +1,5 @@
 from damone.v1 import board_pb2 as _board_pb2
+from damone.v1 import outcome_pb2 as _outcome_pb2
 from damone.v1 import variant_pb2 as _variant_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf.internal import containers as _containers
@@ -35,7 +36,7 @@ class AnalyzePositionRequest(_message.Message):
     def __init__(self, position: _Optional[_Union[_board_pb2.Position, _Mapping]] = ..., variant: _Optional[_Union[_variant_pb2.Variant, _Mapping]] = ..., depth: _Optional[int] = ..., nodes: _Optional[int] = ..., move_time: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., infinite: bool = ..., lines: _Optional[int] = ...) -> None: ...
 
 class AnalyzePositionResponse(_message.Message):
-    __slots__ = ["best_move", "depth", "elapsed", "final", "lines", "nodes", "nodes_per_second"]
+    __slots__ = ["best_move", "depth", "elapsed", "final", "lines", "nodes", "nodes_per_second", "outcome"]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +44,7 @@ class AnalyzePositionResponse(_message.Message):
     LINES_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
     NODES_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
     best_move: _board_pb2.Move
     depth: int
     elapsed: _duration_pb2.Duration
@@ -50,7 +52,8 @@ class AnalyzePositionResponse(_message.Message):
     lines: _containers.RepeatedCompositeFieldContainer[AnalysisLine]
     nodes: int
     nodes_per_second: int
-    def __init__(self, depth: _Optional[int] = ..., nodes: _Optional[int] = ..., nodes_per_second: _Optional[int] = ..., elapsed: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., lines: _Optional[_Iterable[_Union[AnalysisLine, _Mapping]]] = ..., final: bool = ..., best_move: _Optional[_Union[_board_pb2.Move, _Mapping]] = ...) -> None: ...
+    outcome: _outcome_pb2.Outcome
+    def __init__(self, depth: _Optional[int] = ..., nodes: _Optional[int] = ..., nodes_per_second: _Optional[int] = ..., elapsed: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., lines: _Optional[_Iterable[_Union[AnalysisLine, _Mapping]]] = ..., final: bool = ..., best_move: _Optional[_Union[_board_pb2.Move, _Mapping]] = ..., outcome: _Optional[_Union[_outcome_pb2.Outcome, _Mapping]] = ...) -> None: ...
 
 class Score(_message.Message):
     __slots__ = ["centipedines", "loss_in_plies", "win_in_plies"]

@@ -48,8 +48,12 @@ class AnalysisServiceServicer(object):
         then a final message with `final` = true and the best move. The
         search stops at its limit, when the client cancels the call, or at the
         server's time cap; the stream then ends with the final message (none
-        if the client has gone). A position whose side to move has no legal
-        move yields only the final message, with no best move.
+        if the client has gone). A position in which the game is over under
+        the variant's rules (as ListLegalMoves reports it: no pieces, no
+        Damone under capture-all-Damones, no legal move, or the no-progress
+        limit reached; RULES.md, End of the game) is not searched: the stream
+        is one final message with `outcome` set, depth 0, and no line and no
+        best move.
 
         Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a missing or malformed
         position or variant, no limit, `lines` outside 1..5, or a limit that

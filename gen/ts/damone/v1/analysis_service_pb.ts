@@ -9,6 +9,8 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Move, Position } from "./board_pb.js";
 import { file_damone_v1_board } from "./board_pb.js";
+import type { Outcome } from "./outcome_pb.js";
+import { file_damone_v1_outcome } from "./outcome_pb.js";
 import type { Variant } from "./variant_pb.js";
 import { file_damone_v1_variant } from "./variant_pb.js";
 import type { Duration } from "@bufbuild/protobuf/wkt";
@@ -19,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/analysis_service.proto.
  */
 export const file_damone_v1_analysis_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBkYW1vbmUvdjEvYW5hbHlzaXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIuIBChZBbmFseXplUG9zaXRpb25SZXF1ZXN0EiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEiMKB3ZhcmlhbnQYAiABKAsyEi5kYW1vbmUudjEuVmFyaWFudBIPCgVkZXB0aBgDIAEoBUgAEg8KBW5vZGVzGAQgASgDSAASLgoJbW92ZV90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uSAASEgoIaW5maW5pdGUYBiABKAhIABINCgVsaW5lcxgHIAEoBUIHCgVsaW1pdCLYAQoXQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2USDQoFZGVwdGgYASABKAUSDQoFbm9kZXMYAiABKAMSGAoQbm9kZXNfcGVyX3NlY29uZBgDIAEoAxIqCgdlbGFwc2VkGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiYKBWxpbmVzGAUgAygLMhcuZGFtb25lLnYxLkFuYWx5c2lzTGluZRINCgVmaW5hbBgGIAEoCBIiCgliZXN0X21vdmUYByABKAsyDy5kYW1vbmUudjEuTW92ZSI+CgxBbmFseXNpc0xpbmUSHwoFc2NvcmUYASABKAsyEC5kYW1vbmUudjEuU2NvcmUSDQoFbW92ZXMYAiADKAkiWQoFU2NvcmUSFgoMY2VudGlwZWRpbmVzGAEgASgFSAASFgoMd2luX2luX3BsaWVzGAIgASgFSAASFwoNbG9zc19pbl9wbGllcxgDIAEoBUgAQgcKBXZhbHVlMm0KD0FuYWx5c2lzU2VydmljZRJaCg9BbmFseXplUG9zaXRpb24SIS5kYW1vbmUudjEuQW5hbHl6ZVBvc2l0aW9uUmVxdWVzdBoiLmRhbW9uZS52MS5BbmFseXplUG9zaXRpb25SZXNwb25zZTABQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_variant, file_google_protobuf_duration]);
+  fileDesc("CiBkYW1vbmUvdjEvYW5hbHlzaXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIuIBChZBbmFseXplUG9zaXRpb25SZXF1ZXN0EiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEiMKB3ZhcmlhbnQYAiABKAsyEi5kYW1vbmUudjEuVmFyaWFudBIPCgVkZXB0aBgDIAEoBUgAEg8KBW5vZGVzGAQgASgDSAASLgoJbW92ZV90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uSAASEgoIaW5maW5pdGUYBiABKAhIABINCgVsaW5lcxgHIAEoBUIHCgVsaW1pdCL9AQoXQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2USDQoFZGVwdGgYASABKAUSDQoFbm9kZXMYAiABKAMSGAoQbm9kZXNfcGVyX3NlY29uZBgDIAEoAxIqCgdlbGFwc2VkGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiYKBWxpbmVzGAUgAygLMhcuZGFtb25lLnYxLkFuYWx5c2lzTGluZRINCgVmaW5hbBgGIAEoCBIiCgliZXN0X21vdmUYByABKAsyDy5kYW1vbmUudjEuTW92ZRIjCgdvdXRjb21lGAggASgLMhIuZGFtb25lLnYxLk91dGNvbWUiPgoMQW5hbHlzaXNMaW5lEh8KBXNjb3JlGAEgASgLMhAuZGFtb25lLnYxLlNjb3JlEg0KBW1vdmVzGAIgAygJIlkKBVNjb3JlEhYKDGNlbnRpcGVkaW5lcxgBIAEoBUgAEhYKDHdpbl9pbl9wbGllcxgCIAEoBUgAEhcKDWxvc3NfaW5fcGxpZXMYAyABKAVIAEIHCgV2YWx1ZTJtCg9BbmFseXNpc1NlcnZpY2USWgoPQW5hbHl6ZVBvc2l0aW9uEiEuZGFtb25lLnYxLkFuYWx5emVQb3NpdGlvblJlcXVlc3QaIi5kYW1vbmUudjEuQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2UwAUI6WjhnaXRodWIuY29tL2RhbW9uZS1ydWxlcy9kYW1vbmUvZ2VuL2dvL2RhbW9uZS92MTtkYW1vbmV2MWIGcHJvdG8z", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration]);
 
 /**
  * The request of AnalysisService.AnalyzePosition.
@@ -150,11 +152,19 @@ export type AnalyzePositionResponse = Message<"damone.v1.AnalyzePositionResponse
 
   /**
    * On the final message: the move the engine would play; unset if the
-   * side to move has no legal move.
+   * game is over in the position.
    *
    * @generated from field: damone.v1.Move best_move = 7;
    */
   bestMove?: Move | undefined;
+
+  /**
+   * Set (on the only message, which is final) if and only if the game is
+   * over in the position: how it ended, as ListLegalMoves reports it.
+   *
+   * @generated from field: damone.v1.Outcome outcome = 8;
+   */
+  outcome?: Outcome | undefined;
 };
 
 /**
@@ -259,8 +269,12 @@ export const AnalysisService: GenService<{
    * then a final message with `final` = true and the best move. The
    * search stops at its limit, when the client cancels the call, or at the
    * server's time cap; the stream then ends with the final message (none
-   * if the client has gone). A position whose side to move has no legal
-   * move yields only the final message, with no best move.
+   * if the client has gone). A position in which the game is over under
+   * the variant's rules (as ListLegalMoves reports it: no pieces, no
+   * Damone under capture-all-Damones, no legal move, or the no-progress
+   * limit reached; RULES.md, End of the game) is not searched: the stream
+   * is one final message with `outcome` set, depth 0, and no line and no
+   * best move.
    *
    * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a missing or malformed
    * position or variant, no limit, `lines` outside 1..5, or a limit that
