@@ -14,12 +14,12 @@ import (
 func refVariant(t *testing.T, raw json.RawMessage) engine.Variant {
 	t.Helper()
 	var j struct {
-		Setup          string `json:"setup"`
+		Setup          string                 `json:"setup"`
 		StartPosition  *struct{ Text string } `json:"start_position"`
-		WinCondition   string `json:"win_condition"`
-		FirstPlayer    string `json:"first_player"`
-		RepetitionDraw *bool  `json:"repetition_draw"`
-		NoProgress     *int   `json:"no_progress_limit"`
+		WinCondition   string                 `json:"win_condition"`
+		FirstPlayer    string                 `json:"first_player"`
+		RepetitionDraw *bool                  `json:"repetition_draw"`
+		NoProgress     *int                   `json:"no_progress_limit"`
 	}
 	if err := json.Unmarshal(raw, &j); err != nil {
 		t.Fatal(err)
