@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+)
+
+// flowGame is a legal opening of the standard game (RULES.md's start),
+// long enough that an answer with every position is a few kilobytes.
+// (a6xc4 promotes the Black Pedine on c4 to a Dama: RULES.md, Promotion).
+var flowGame = []string{"e2-d3", "b5-c4", "d3xb5", "a6xc4", "f3-e4", "c6-b5", "e4-d5"}
+
+// stalls waits until count stops growing for a second (at most 20 s) and
+// returns its value then.
+func stalls(t *testing.T, count *atomic.Int64) int64 {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	last := count.Load()
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		now := count.Load()
+		if now == last && now > 0 {
+			return now
+		}
+		last = now
+	}
+	t.Fatalf("the sender never stalled: %d sent and still sending", count.Load())
+	return 0
+}
+
+// TestValidateGamesFlowControl: a client that sends requests and does not
+// read the answers is stopped by flow control after a bounded amount, and
+// then gets every answer, in order, once it reads (docs/api.md,
+// The ValidateGames stream).
+func TestValidateGamesFlowControl(t *testing.T) {
+	r := startReplica(t)
+	// A fixed small window on the client, so the server's writes stall at
+	// once when the client does not read.
+	conn, err := grpc.NewClient(r.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Sanity: the game is legal, so a stalled sender is flow control, not
+	// an error.
+	one, err := damonev1.NewRulesServiceClient(conn).ValidateGame(context.Background(),
+		&damonev1.ValidateGameRequest{Moves: flowGame})
+	if err != nil || !one.GetValid() || one.GetPly() != int32(len(flowGame)) {
+		t.Fatalf("ValidateGame(%v): valid %v, ply %d, %s, %v; want valid", flowGame, one.GetValid(), one.GetPly(), one.GetMessage(), err)
+	}
+
+	stream, err := damonev1.NewRulesServiceClient(conn).ValidateGames(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Int64
+	sendDone := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				sendDone <- stream.CloseSend()
+				return
+			default:
+			}
+			req := &damonev1.ValidateGamesRequest{Id: fmt.Sprint(i),
+				Game: &damonev1.ValidateGameRequest{Moves: flowGame, IncludePositions: true}}
+			if err := stream.Send(req); err != nil {
+				sendDone <- err
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	stalled := stalls(t, &sent)
+	// Each request is about 60 bytes on the wire: what the stalled sender
+	// got out is bounded by the windows between it and the server, not by
+	// the test's patience.
+	if stalled > 400_000 {
+		t.Errorf("%d requests sent before the sender stalled: buffering looks unbounded", stalled)
+	}
+	t.Logf("the sender stalled after %d requests while nobody read", stalled)
+
+	// Reading lets the sender go on; then every answer comes, in order.
+	close(stop)
+	var got int64
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after %d answers: %v", got, err)
+		}
+		if resp.GetId() != fmt.Sprint(got) || !resp.GetResult().GetValid() || len(resp.GetResult().GetPositions()) != len(flowGame) {
+			t.Fatalf("answer %d: id %q valid %v, want id %d, valid, with positions", got, resp.GetId(), resp.GetResult().GetValid(), got)
+		}
+		got++
+	}
+	if err := <-sendDone; err != nil {
+		t.Fatal(err)
+	}
+	if got != sent.Load() || got <= stalled {
+		t.Errorf("%d answers for %d requests (%d before the stall)", got, sent.Load(), stalled)
+	}
+}
+
+// TestValidateGamesRESTFlowControl: the same over REST with NDJSON: a
+// client that writes its body and does not read the answers is stopped by
+// TCP after a bounded amount, and gets every answer in order once it reads.
+func TestValidateGamesRESTFlowControl(t *testing.T) {
+	r := startReplica(t)
+	c, err := net.Dial("tcp", r.httpAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/rules:validateGames HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n", r.httpAddr)
+	moves, _ := json.Marshal(flowGame)
+	var written atomic.Int64
+	stop := make(chan struct{})
+	writeDone := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(c)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				_, err := w.WriteString("0\r\n\r\n")
+				if err == nil {
+					err = w.Flush()
+				}
+				writeDone <- err
+				return
+			default:
+			}
+			line := fmt.Sprintf(`{"id": "%d", "game": {"moves": %s}}`+"\n", i, moves)
+			fmt.Fprintf(w, "%x\r\n%s\r\n", len(line), line)
+			if err := w.Flush(); err != nil {
+				writeDone <- err
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	stalled := stalls(t, &written)
+	if stalled > 400_000 {
+		t.Errorf("%d lines written before the writer stalled: buffering looks unbounded", stalled)
+	}
+	t.Logf("the REST writer stalled after %d lines while nobody read", stalled)
+
+	close(stop)
+	br := bufio.NewReaderSize(c, 1<<20)
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200") {
+		t.Fatalf("status line %q, %v", status, err)
+	}
+	chunked := false
+	for {
+		h, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.EqualFold(strings.TrimSpace(h), "Transfer-Encoding: chunked") {
+			chunked = true
+		}
+		if h == "\r\n" {
+			break
+		}
+	}
+	if !chunked {
+		t.Fatal("the answer stream is not chunked")
+	}
+	// Undo the chunking by hand: net/http's reader would want the whole
+	// response first.
+	var got int64
+	var pending string
+	for {
+		var size int
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %d answers: %v", got, err)
+		}
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), "%x", &size); err != nil {
+			t.Fatalf("chunk size %q: %v", line, err)
+		}
+		if size == 0 {
+			break
+		}
+		buf := make([]byte, size+2)
+		if _, err := io.ReadFull(br, buf); err != nil {
+			t.Fatal(err)
+		}
+		pending += string(buf[:size])
+		for {
+			i := strings.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			var ans struct {
+				Result struct {
+					ID     string `json:"id"`
+					Result struct {
+						Valid bool     `json:"valid"`
+						Moves []string `json:"moves"`
+					} `json:"result"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(pending[:i]), &ans); err != nil {
+				t.Fatalf("answer %d %q: %v", got, pending[:i], err)
+			}
+			if ans.Result.ID != fmt.Sprint(got) || !ans.Result.Result.Valid || len(ans.Result.Result.Moves) != len(flowGame) {
+				t.Fatalf("answer %d: %.300s", got, pending[:i])
+			}
+			got++
+			pending = pending[i+1:]
+		}
+	}
+	if err := <-writeDone; err != nil {
+		t.Fatal(err)
+	}
+	if got != written.Load() || got <= stalled {
+		t.Errorf("%d answers for %d lines (%d before the stall)", got, written.Load(), stalled)
+	}
+}
