@@ -36,7 +36,7 @@ type Metrics struct {
 }
 
 // Operations of damone_movegen_duration_seconds.
-var operations = []string{"list_legal_moves", "apply_move", "perft"}
+var operations = []string{"list_legal_moves", "apply_move", "perft", "validate_game"}
 
 // New registers every metric on a new registry. countGames reports the
 // games held (read at scrape time).
@@ -49,7 +49,7 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		)),
 		movegen: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "damone_movegen_duration_seconds",
-			Help: "Time the engine spent per call generating, validating or counting moves, by operation (list_legal_moves, apply_move, perft); the RPC around it is not included. list_legal_moves and apply_move are sampled, 1 call in 8.",
+			Help: "Time the engine spent per call generating, validating or counting moves, by operation (list_legal_moves, apply_move, perft, validate_game: one whole game); the RPC around it is not included. list_legal_moves, apply_move and validate_game are sampled, 1 call in 8.",
 			// 50 ns to about 1 ms, doubling.
 			Buckets: prometheus.ExponentialBuckets(50e-9, 2, 15),
 			// Native histogram buckets about 10% wide for scrapers that
