@@ -82,3 +82,27 @@ func TestStructuredPositionErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// variant.proto: with a start_position, first_player must be unspecified
+// or equal to the position's side to move; anything else names the field.
+func TestFirstPlayerWithStartPosition(t *testing.T) {
+	start := &damonev1.Variant_StartPosition{StartPosition: &damonev1.Position{Text: "B:RMc2:BMc6:0"}}
+	for _, c := range []struct {
+		first damonev1.Side
+		ok    bool
+	}{
+		{damonev1.Side_SIDE_UNSPECIFIED, true},
+		{damonev1.Side_SIDE_BLACK, true},
+		{damonev1.Side_SIDE_RED, false},
+	} {
+		v, err := variantFromProto("variant", &damonev1.Variant{Start: start, FirstPlayer: c.first})
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("first_player %v with Black to move: %v", c.first, err)
+		case c.ok && v.Start.SideToMove() != engine.Black:
+			t.Errorf("first_player %v: side to move %v, want Black", c.first, v.Start.SideToMove())
+		case !c.ok && (err == nil || !strings.HasPrefix(err.Error(), "variant.first_player: ")):
+			t.Errorf("first_player %v with Black to move: %v, want an error on variant.first_player", c.first, err)
+		}
+	}
+}
