@@ -1,6 +1,9 @@
 package server
 
 import (
+	"fmt"
+	"sync"
+
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
@@ -39,6 +42,39 @@ func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	return c.proto.Marshal(v)
 }
 
-func (c codec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unmarshal(data, v) }
+// Unmarshal decodes a request. A request that does not decode is the
+// client's fault (INVALID_ARGUMENT), but grpc-go reports any codec error
+// as INTERNAL before an interceptor sees the call; so the error is kept
+// beside the (empty) message instead, and undecodable turns it into the
+// error model's answer.
+func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if err := c.proto.Unmarshal(data, v); err != nil {
+		if m, ok := v.(proto.Message); ok {
+			proto.Reset(m)
+			undecoded.Store(m, err)
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// undecoded holds the decoding error of each request that did not decode,
+// until the interceptor takes it.
+var undecoded sync.Map
+
+// takeUndecoded returns the INVALID_ARGUMENT status for m if it did not
+// decode, and forgets it.
+func takeUndecoded(m any) error {
+	err, ok := undecoded.LoadAndDelete(m)
+	if !ok {
+		return nil
+	}
+	name := "request"
+	if pm, ok := m.(proto.Message); ok {
+		name = string(pm.ProtoReflect().Descriptor().FullName())
+	}
+	return invalidStatus("body", fmt.Sprintf("the request is not a valid %s in protobuf binary form: %v", name, err))
+}
 
 func (c codec) Name() string { return c.proto.Name() }

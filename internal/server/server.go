@@ -141,12 +141,14 @@ func New(cfg Config) (*Server, error) {
 			s.metrics.GRPC.UnaryServerInterceptor(),
 			logging.UnaryServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+			rejectUndecodedUnary,
 			s.callDeadline,
 		),
 		grpc.ChainStreamInterceptor(
 			s.metrics.GRPC.StreamServerInterceptor(),
 			logging.StreamServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+			rejectUndecodedStream,
 		),
 	)
 	if cfg.Rules {
@@ -310,6 +312,30 @@ func (s *Server) closeListeners() {
 	s.gatewayLis.Close()
 	s.httpLis.Close()
 	s.metricsLis.Close()
+}
+
+// rejectUndecodedUnary answers a request that did not decode with
+// INVALID_ARGUMENT (see codec.Unmarshal).
+func rejectUndecodedUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+	if err := takeUndecoded(req); err != nil {
+		return nil, err
+	}
+	return next(ctx, req)
+}
+
+// rejectUndecodedStream ends a stream whose client sent a message that did
+// not decode with INVALID_ARGUMENT.
+func rejectUndecodedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+	return next(srv, undecodedStream{ss})
+}
+
+type undecodedStream struct{ grpc.ServerStream }
+
+func (s undecodedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	return takeUndecoded(m)
 }
 
 // callDeadline bounds every unary call by MaxCallDuration (a shorter
