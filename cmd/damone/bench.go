@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,13 @@ const (
 	scenarioWatch     = "watch"
 )
 
-var allScenarios = []string{scenarioEmptyGRPC, scenarioListGRPC, scenarioListREST, scenarioWatch}
+// allScenarios are in the order they run: the unary and validate
+// scenarios in interleaved rounds, then watch.
+var allScenarios = []string{scenarioEmptyGRPC, scenarioListGRPC, scenarioListREST,
+	scenarioValidateStream, scenarioValidateUnary, scenarioValidateREST, scenarioValidateRESTStream, scenarioWatch}
+
+// validateScenarios are the scenarios that judge whole games.
+var validateScenarios = []string{scenarioValidateStream, scenarioValidateUnary, scenarioValidateREST, scenarioValidateRESTStream}
 
 // benchPositions are the positions list-legal-moves is asked about, in
 // turn, when --position is not given: the standard start, a midgame
@@ -66,7 +73,11 @@ const (
 const defaultWatchersPerGame = 250
 
 type benchConfig struct {
-	grpcAddr, httpAddr string
+	grpcAddr, httpAddr string   // as given: one address or several, comma-separated
+	grpcAddrs          []string // the servers (replicas), in order
+	httpAddrs          []string // their REST gateways, in the same order
+	metricsAddrs       []string // their metrics endpoints, for their CPU time
+	serverPIDs         []int    // or their process ids
 	duration, warmup   time.Duration
 	rounds             int
 	restClient         string
@@ -77,6 +88,12 @@ type benchConfig struct {
 	scenarios          []string
 	positions          []string
 	json               bool
+	// The validate scenarios: streams open at once, games in flight per
+	// stream, and the games sent (games distinct games of plies plies,
+	// from seed).
+	streams, inFlight int
+	games, plies      int
+	seed              uint64
 }
 
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -88,8 +105,15 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg benchConfig
-	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server")
-	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server")
+	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server; several, comma-separated, spread the load over replicas\n(worker or stream w goes to address w modulo their number; the watch scenario needs replicas that share a store)")
+	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server; several, comma-separated, in the order of --grpc-addr")
+	metricsAddr := fs.String("metrics-addr", "", "metrics address of the server (comma-separated, in the order of --grpc-addr): the validate scenarios\nread its process_cpu_seconds_total before and after each window and report the server's CPU per ply")
+	pids := fs.String("server-pid", "", "process id of the server (comma-separated, in the order of --grpc-addr), read from /proc instead of --metrics-addr")
+	fs.IntVar(&cfg.streams, "streams", 6, "concurrent streams in validate-stream and validate-rest-stream")
+	fs.IntVar(&cfg.inFlight, "in-flight", 8, "games sent and not yet answered per stream (validate-stream, validate-rest-stream)")
+	fs.IntVar(&cfg.games, "games", 64, "distinct games the validate scenarios send, in turn")
+	fs.IntVar(&cfg.plies, "plies", 100, "plies of each game the validate scenarios send")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the validate scenarios' games (random legal plies from the standard start)")
 	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per scenario")
 	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up per scenario, spread over its rounds")
 	fs.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds of the unary scenarios: each round runs each one for duration/rounds,\nso a slower or faster spell of a shared machine weighs on every scenario alike")
@@ -102,7 +126,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check) and the rate of events delivered to concurrent watchers.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if pos, err := parseInterspersed(fs, args); err != nil {
@@ -131,11 +155,46 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return usagef("--watchers %d: must be 1 or more", cfg.watchers)
 	case cfg.watchGames < 0:
 		return usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
+	case cfg.streams < 1:
+		return usagef("--streams %d: must be 1 or more", cfg.streams)
+	case cfg.inFlight < 1:
+		return usagef("--in-flight %d: must be 1 or more", cfg.inFlight)
+	case cfg.games < 1:
+		return usagef("--games %d: must be 1 or more", cfg.games)
+	case cfg.plies < 1 || cfg.plies > 300:
+		return usagef("--plies %d: must be 1..300", cfg.plies)
 	}
-	for name, addr := range map[string]string{"grpc-addr": cfg.grpcAddr, "http-addr": cfg.httpAddr} {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return usagef("--%s %q: want host:port (%v)", name, addr, err)
+	for _, f := range []struct {
+		name, value string
+		list        *[]string
+	}{{"grpc-addr", cfg.grpcAddr, &cfg.grpcAddrs}, {"http-addr", cfg.httpAddr, &cfg.httpAddrs}, {"metrics-addr", *metricsAddr, &cfg.metricsAddrs}} {
+		if *f.list, err = parseAddrs(f.value); err != nil {
+			return usagef("--%s: %v", f.name, err)
 		}
+	}
+	switch {
+	case len(cfg.grpcAddrs) == 0:
+		return usagef("--grpc-addr: no address given")
+	case len(cfg.httpAddrs) != len(cfg.grpcAddrs):
+		return usagef("--http-addr: %d address(es) for %d gRPC address(es)", len(cfg.httpAddrs), len(cfg.grpcAddrs))
+	case len(cfg.metricsAddrs) > 0 && len(cfg.metricsAddrs) != len(cfg.grpcAddrs):
+		return usagef("--metrics-addr: %d address(es) for %d gRPC address(es)", len(cfg.metricsAddrs), len(cfg.grpcAddrs))
+	}
+	for _, p := range strings.Split(*pids, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pid, err := strconv.Atoi(p)
+		if err != nil || pid < 1 {
+			return usagef("--server-pid %q: want process ids", *pids)
+		}
+		cfg.serverPIDs = append(cfg.serverPIDs, pid)
+	}
+	switch {
+	case len(cfg.serverPIDs) > 0 && len(cfg.metricsAddrs) > 0:
+		return usagef("--server-pid and --metrics-addr: give one of them")
+	case len(cfg.serverPIDs) > 0 && len(cfg.serverPIDs) != len(cfg.grpcAddrs):
+		return usagef("--server-pid: %d process id(s) for %d gRPC address(es)", len(cfg.serverPIDs), len(cfg.grpcAddrs))
 	}
 	cfg.positions = benchPositions
 	if *pos != "" {
@@ -160,6 +219,21 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return enc.Encode(rep)
 	}
 	return rep.writeText(stdout)
+}
+
+// parseAddrs reads a comma-separated list of host:port addresses.
+func parseAddrs(s string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return nil, fmt.Errorf("%q: want host:port (%v)", a, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func parseScenarios(s string) ([]string, error) {
@@ -196,8 +270,23 @@ type benchReport struct {
 	Warmup      string        `json:"warmup"`
 	Client      string        `json:"client"`
 	Unary       []*loadResult `json:"unary,omitempty"`
-	Watch       *watchResult  `json:"watch,omitempty"`
-	Targets     []targetCheck `json:"targets"`
+	// ValidateLoad describes the validate scenarios' load; Validate holds
+	// their figures.
+	ValidateLoad *validateLoad     `json:"validate_load,omitempty"`
+	Validate     []*validateResult `json:"validate,omitempty"`
+	Watch        *watchResult      `json:"watch,omitempty"`
+	Targets      []targetCheck     `json:"targets"`
+}
+
+// validateLoad is what the validate scenarios send, and how.
+type validateLoad struct {
+	Games       int    `json:"games"`
+	Plies       int    `json:"plies"`
+	Seed        uint64 `json:"seed"`
+	Streams     int    `json:"streams"`
+	InFlight    int    `json:"in_flight_per_stream"`
+	Concurrency int    `json:"unary_concurrency"`
+	CPUFrom     string `json:"server_cpu_from,omitempty"`
 }
 
 // loadResult is one unary scenario's figures. Latencies are in
@@ -235,6 +324,7 @@ type watchResult struct {
 }
 
 type targetCheck struct {
+	Issue    int    `json:"issue"`
 	Target   string `json:"target"`
 	Measured string `json:"measured"`
 	Met      bool   `json:"met"`
@@ -246,9 +336,12 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		Duration: cfg.duration.String(), Rounds: cfg.rounds, RESTClient: cfg.restClient, Warmup: cfg.warmup.String(),
 		Client: fmt.Sprintf("%s %s/%s, GOMAXPROCS %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0)),
 	}
-	conns := make([]*grpc.ClientConn, cfg.conns)
+	// cfg.conns connections per server, interleaved: conns[i] goes to
+	// server i % len(cfg.grpcAddrs), so worker w's conns[w % len(conns)]
+	// is on server w % len(cfg.grpcAddrs).
+	conns := make([]*grpc.ClientConn, cfg.conns*len(cfg.grpcAddrs))
 	for i := range conns {
-		c, err := grpc.NewClient("passthrough:///"+cfg.grpcAddr,
+		c, err := grpc.NewClient("passthrough:///"+cfg.grpcAddrs[i%len(cfg.grpcAddrs)],
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 		if err != nil {
@@ -258,11 +351,13 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		conns[i] = c
 	}
 	// Fail fast, with a clear message, if nothing listens.
-	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := healthpb.NewHealthClient(conns[0]).Check(pingCtx, &healthpb.HealthCheckRequest{Service: "readiness"}, grpc.WaitForReady(true))
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("gRPC server at %s: %w", cfg.grpcAddr, err)
+	for i, addr := range cfg.grpcAddrs {
+		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := healthpb.NewHealthClient(conns[i]).Check(pingCtx, &healthpb.HealthCheckRequest{Service: "readiness"}, grpc.WaitForReady(true))
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("gRPC server at %s: %w", addr, err)
+		}
 	}
 
 	// The unary scenarios' calls, run below in interleaved rounds.
@@ -312,20 +407,66 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		}
 		unary = append(unary, sc)
 	}
+	// The validate scenarios, run in the same rounds.
+	var validate []string
+	validateRuns := map[string]func(ctx context.Context, w *validateWindow){}
+	var vg *validateGames
+	for _, sc := range cfg.scenarios {
+		if !slices.Contains(validateScenarios, sc) {
+			continue
+		}
+		if vg == nil {
+			t0 := time.Now()
+			var err error
+			if vg, err = newValidateGames(cfg.seed, cfg.games, cfg.plies); err != nil {
+				return nil, fmt.Errorf("games to validate: %w", err)
+			}
+			fmt.Fprintf(progress, "damone bench: %d games of %d plies (seed %d) made in %.2fs\n", cfg.games, cfg.plies, cfg.seed, time.Since(t0).Seconds())
+		}
+		run, release := validateRunner(sc, cfg, vg, conns)
+		defer release()
+		validateRuns[sc] = run
+		validate = append(validate, sc)
+	}
+	cpu := &cpuReader{metrics: cfg.metricsAddrs, pids: cfg.serverPIDs, client: &http.Client{Timeout: 5 * time.Second}}
+	if cpu.sources() > 0 {
+		if _, err := cpu.read(ctx); err != nil {
+			return nil, fmt.Errorf("server CPU: %w", err)
+		}
+	}
+
 	samples := map[string]*loadSamples{}
 	for _, sc := range unary {
 		samples[sc] = &loadSamples{}
 	}
-	for round := 1; round <= cfg.rounds && len(unary) > 0; round++ {
-		fmt.Fprintf(progress, "damone bench: round %d/%d: %s ...\n", round, cfg.rounds, strings.Join(unary, ", "))
+	vsamples := map[string]*validateSamples{}
+	for _, sc := range validate {
+		vsamples[sc] = &validateSamples{}
+	}
+	both := append(slices.Clone(unary), validate...)
+	warmup, window := cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds)
+	for round := 1; round <= cfg.rounds && len(both) > 0; round++ {
+		fmt.Fprintf(progress, "damone bench: round %d/%d: %s ...\n", round, cfg.rounds, strings.Join(both, ", "))
 		for _, sc := range unary {
-			samples[sc].add(runLoad(ctx, cfg.concurrency, cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds), calls[sc]))
+			samples[sc].add(runLoad(ctx, cfg.concurrency, warmup, window, calls[sc]))
+		}
+		for _, sc := range validate {
+			vsamples[sc].add(runValidate(ctx, cpu, len(cfg.grpcAddrs), warmup, window, validateRuns[sc]))
 		}
 	}
 	results := map[string]*loadResult{}
 	for _, sc := range unary {
 		results[sc] = samples[sc].result(sc)
 		rep.Unary = append(rep.Unary, results[sc])
+	}
+	vresults := map[string]*validateResult{}
+	if len(validate) > 0 {
+		rep.ValidateLoad = &validateLoad{Games: cfg.games, Plies: cfg.plies, Seed: cfg.seed, Streams: cfg.streams,
+			InFlight: cfg.inFlight, Concurrency: cfg.concurrency, CPUFrom: cpuSourceText(cfg)}
+	}
+	for _, sc := range validate {
+		vresults[sc] = vsamples[sc].result(sc, cfg.plies, cfg.grpcAddrs)
+		rep.Validate = append(rep.Validate, vresults[sc])
 	}
 	if slices.Contains(cfg.scenarios, scenarioWatch) {
 		fmt.Fprintf(progress, "damone bench: %s ...\n", scenarioWatch)
@@ -343,19 +484,37 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		rest.P50OverGRPC = rest.P50us / list.P50us
 	}
 	rep.Targets = checkTargets(cfg.concurrency, empty, list, rest, rep.Watch)
+	rep.Targets = append(rep.Targets, checkValidateTargets(vresults[scenarioValidateStream])...)
 	return rep, nil
+}
+
+// cpuSourceText says where the servers' CPU time is read from.
+func cpuSourceText(cfg benchConfig) string {
+	switch {
+	case len(cfg.metricsAddrs) > 0:
+		return cpuMetric + " at " + strings.Join(cfg.metricsAddrs, ", ")
+	case len(cfg.serverPIDs) > 0:
+		ids := make([]string, len(cfg.serverPIDs))
+		for i, p := range cfg.serverPIDs {
+			ids[i] = strconv.Itoa(p)
+		}
+		return "/proc/PID/stat of " + strings.Join(ids, ", ")
+	}
+	return ""
 }
 
 func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchResult) []targetCheck {
 	var out []targetCheck
 	if list != nil {
 		out = append(out, targetCheck{
+			Issue:    4,
 			Target:   fmt.Sprintf("list-grpc >= %d calls/s at %d concurrent calls", targetListGRPCCallsPerSec, concurrency),
 			Measured: fmt.Sprintf("%.0f calls/s", list.CallsPerSec),
 			Met:      list.Errors == 0 && list.CallsPerSec >= targetListGRPCCallsPerSec,
 		})
 		if empty != nil {
 			out = append(out, targetCheck{
+				Issue:    4,
 				Target:   fmt.Sprintf("list-grpc >= %.0f%% of empty-grpc throughput", targetListOverEmpty*100),
 				Measured: fmt.Sprintf("%.1f%%", list.RatioToEmpty*100),
 				Met:      list.RatioToEmpty >= targetListOverEmpty,
@@ -364,6 +523,7 @@ func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchRe
 	}
 	if rest != nil && list != nil {
 		out = append(out, targetCheck{
+			Issue:    4,
 			Target:   fmt.Sprintf("list-rest p50 <= %.0fx list-grpc p50", targetRESTOverGRPCP50),
 			Measured: fmt.Sprintf("%.2fx", rest.P50OverGRPC),
 			Met:      rest.Errors == 0 && rest.P50OverGRPC <= targetRESTOverGRPCP50,
@@ -371,6 +531,7 @@ func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchRe
 	}
 	if watch != nil {
 		out = append(out, targetCheck{
+			Issue:    4,
 			Target:   fmt.Sprintf("watch >= %d events/s delivered to %d watchers", targetWatchEventsPerSec, watch.Watchers),
 			Measured: fmt.Sprintf("%.0f events/s, %d cut off", watch.EventsPerSec, watch.CutOff),
 			Met:      watch.EventsPerSec >= targetWatchEventsPerSec && watch.CutOff == 0 && watch.Errors == 0,
@@ -538,25 +699,32 @@ func checkRESTAnswer(code int, body []byte) error {
 // fastRESTCaller is restCaller on fasthttp's client: one keep-alive
 // connection per concurrent call, a request and response kept per worker.
 func fastRESTCaller(cfg benchConfig) (func(ctx context.Context, w, i int) error, func()) {
-	client := &fasthttp.HostClient{Addr: cfg.httpAddr, MaxConns: cfg.concurrency, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	url := "http://" + cfg.httpAddr + "/v1/rules:listLegalMoves"
+	// One client per server; worker w calls server w % len(cfg.httpAddrs).
+	clients := make([]*fasthttp.HostClient, len(cfg.httpAddrs))
+	for i, a := range cfg.httpAddrs {
+		clients[i] = &fasthttp.HostClient{Addr: a, MaxConns: cfg.concurrency, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	}
 	bodies := restBodies(cfg)
 	reqs := make([]*fasthttp.Request, cfg.concurrency)
 	resps := make([]*fasthttp.Response, cfg.concurrency)
 	for w := range reqs {
 		reqs[w], resps[w] = new(fasthttp.Request), new(fasthttp.Response)
-		reqs[w].SetRequestURI(url)
+		reqs[w].SetRequestURI("http://" + cfg.httpAddrs[w%len(cfg.httpAddrs)] + "/v1/rules:listLegalMoves")
 		reqs[w].Header.SetMethod(http.MethodPost)
 		reqs[w].Header.SetContentType("application/json")
 	}
 	return func(_ context.Context, w, i int) error {
-		req, resp := reqs[w], resps[w]
-		req.SetBodyRaw(bodies[i%len(bodies)])
-		if err := client.Do(req, resp); err != nil {
-			return err
+			req, resp := reqs[w], resps[w]
+			req.SetBodyRaw(bodies[i%len(bodies)])
+			if err := clients[w%len(clients)].Do(req, resp); err != nil {
+				return err
+			}
+			return checkRESTAnswer(resp.StatusCode(), resp.Body())
+		}, func() {
+			for _, c := range clients {
+				c.CloseIdleConnections()
+			}
 		}
-		return checkRESTAnswer(resp.StatusCode(), resp.Body())
-	}, client.CloseIdleConnections
 }
 
 // restCaller returns a call that posts list-legal-moves requests to the
@@ -570,10 +738,10 @@ func restCaller(cfg benchConfig) (func(ctx context.Context, w, i int) error, fun
 		DisableCompression:  true,
 	}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	url := "http://" + cfg.httpAddr + "/v1/rules:listLegalMoves"
 	bodies := restBodies(cfg)
 	bufs := make([]bytes.Buffer, cfg.concurrency)
 	return func(ctx context.Context, w, i int) error {
+		url := "http://" + cfg.httpAddrs[w%len(cfg.httpAddrs)] + "/v1/rules:listLegalMoves"
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bodies[i%len(bodies)]))
 		if err != nil {
 			return err
@@ -899,6 +1067,9 @@ func (rep *benchReport) writeText(w io.Writer) error {
 			}
 		}
 	}
+	if err := rep.writeValidate(w); err != nil {
+		return err
+	}
 	if wr := rep.Watch; wr != nil {
 		fmt.Fprintf(w, "\nwatch: %d watchers on %d games (%s each), subscribed in %.2fs\n", wr.Watchers, wr.Games, wr.WatchersPerGame, wr.SetupSeconds)
 		fmt.Fprintf(w, "  %d events delivered in %.2fs = %.0f events/s; %d moves (%.0f moves/s), %d games finished and replaced\n",
@@ -909,17 +1080,74 @@ func (rep *benchReport) writeText(w io.Writer) error {
 			fmt.Fprintf(w, "  first error: %s\n", wr.FirstError)
 		}
 	}
-	if len(rep.Targets) > 0 {
-		fmt.Fprintln(w, "\ntargets (issue 4):")
-		for _, t := range rep.Targets {
-			mark := "NOT MET"
-			if t.Met {
-				mark = "met"
+	issue := 0
+	for _, t := range rep.Targets {
+		if t.Issue != issue {
+			issue = t.Issue
+			fmt.Fprintf(w, "\ntargets (issue %d):\n", issue)
+		}
+		mark := "NOT MET"
+		if t.Met {
+			mark = "met"
+		}
+		fmt.Fprintf(w, "  %-7s %s: %s\n", mark, t.Target, t.Measured)
+	}
+	return nil
+}
+
+// writeValidate prints the validate scenarios' table: throughput,
+// latency per game, and the CPU the servers and the load generator spent
+// per validated ply; then, with several servers, each one's share.
+func (rep *benchReport) writeValidate(w io.Writer) error {
+	l := rep.ValidateLoad
+	if l == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nvalidate: %d games of %d plies (seed %d), every answer checked (valid, %d plies, id); streams: %d x %d games in flight; unary: %d concurrent calls\n",
+		l.Games, l.Plies, l.Seed, l.Plies, l.Streams, l.InFlight, l.Concurrency)
+	if l.CPUFrom != "" {
+		fmt.Fprintf(w, "server CPU: %s, read at the start and end of each measured window\n", l.CPUFrom)
+	} else {
+		fmt.Fprintln(w, "server CPU: not measured (give --metrics-addr or --server-pid)")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tgames\terrors\tgames/s\tplies/s\tp50/game\tp99/game\tmax\tserver CPU\tserver CPU/ply\tclient CPU\tclient CPU/ply\t")
+	for _, r := range rep.Validate {
+		srv, srvPly := "-", "-"
+		if r.ServerNsPly > 0 {
+			srv, srvPly = fmt.Sprintf("%.2f cores", r.ServerCores), fmtNs(r.ServerNsPly)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f cores\t%s\t\n", r.Scenario, r.Games, r.Errors,
+			r.GamesPerSec, r.PliesPerSec, fmtUs(r.P50us), fmtUs(r.P99us), fmtUs(r.MaxUs), srv, srvPly, r.ClientCores, fmtNs(r.ClientNsPly))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Validate {
+		if r.FirstError != "" {
+			fmt.Fprintf(w, "  %s first error: %s\n", r.Scenario, r.FirstError)
+		}
+		if r.CPUError != "" {
+			fmt.Fprintf(w, "  %s server CPU not read: %s\n", r.Scenario, r.CPUError)
+		}
+		for _, rr := range r.PerReplica {
+			cpu := ""
+			if rr.ServerNsPly > 0 {
+				cpu = fmt.Sprintf(", server %.2f cores, %s/ply", rr.ServerCores, fmtNs(rr.ServerNsPly))
 			}
-			fmt.Fprintf(w, "  %-7s %s: %s\n", mark, t.Target, t.Measured)
+			fmt.Fprintf(w, "  %s on %s: %.0f plies/s%s\n", r.Scenario, rr.Addr, rr.PliesPerSec, cpu)
 		}
 	}
 	return nil
+}
+
+// fmtNs formats nanoseconds per ply: "1.23µs", "850ns".
+func fmtNs(v float64) string {
+	if v < 1000 {
+		return fmt.Sprintf("%.0fns", v)
+	}
+	return fmt.Sprintf("%.2fµs", v/1000)
 }
 
 // fmtUs formats microseconds for the table: "412µs", "1.25ms".

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/server"
 )
 
 func ms(v ...int) []time.Duration {
@@ -137,6 +143,11 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"--rounds", "0"}, "--rounds 0: must be 1 or more"},
 		{[]string{"--rest-client", "curl"}, `--rest-client "curl": want fasthttp or net/http`},
 		{[]string{"--duration", "0s"}, "--duration 0s: must be above 0"},
+		{[]string{"--streams", "0"}, "--streams 0: must be 1 or more"},
+		{[]string{"--plies", "0"}, "--plies 0: must be 1..300"},
+		{[]string{"--grpc-addr", "a:1,b:2"}, "--http-addr: 1 address(es) for 2 gRPC address(es)"},
+		{[]string{"--grpc-addr", "a:1,b"}, `--grpc-addr: "b": want host:port`},
+		{[]string{"--metrics-addr", "m:1", "--server-pid", "7"}, "give one of them"},
 	} {
 		var out, errOut strings.Builder
 		err := runBench(c.args, nil, &out, &errOut)
@@ -155,5 +166,124 @@ func TestBenchSamplesAddUp(t *testing.T) {
 	r := all.result("x")
 	if r.Calls != 4 || r.CallsPerSec != 2 || r.Errors != 2 || r.FirstError != "boom" || r.P50us != 2000 || r.MaxUs != 4000 {
 		t.Fatalf("got %+v; want 4 calls, 2 calls/s, 2 errors (boom), p50 2ms, max 4ms", r)
+	}
+}
+
+// The validate scenarios' answer checks pass a right answer and catch a
+// wrong one, in protobuf and in the gateway's JSON (whatever its white
+// space).
+func TestBenchValidateAnswerChecks(t *testing.T) {
+	moves := []string{"e2-d3", "d7-c6", "d3-e4"}
+	good := &damonev1.ValidateGameResponse{Valid: true, Ply: 3, Moves: moves, FinalPosition: &damonev1.Position{Text: "B:x"}}
+	short := &damonev1.ValidateGameResponse{Valid: true, Ply: 2, Moves: moves[:2]}
+	bad := &damonev1.ValidateGameResponse{FirstIllegalPly: 3, Ply: 2, Moves: moves[:2], Message: "illegal"}
+	enc := func(m interface{ MarshalVT() ([]byte, error) }) []byte {
+		b, err := m.MarshalVT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if err := checkVerdictProto(enc(good), 3); err != nil {
+		t.Errorf("good verdict: %v", err)
+	}
+	for name, m := range map[string]*damonev1.ValidateGameResponse{"short": short, "invalid": bad} {
+		if err := checkVerdictProto(enc(m), 3); err == nil {
+			t.Errorf("%s verdict passed", name)
+		}
+	}
+	stream := &damonev1.ValidateGamesResponse{Id: "17", Answer: &damonev1.ValidateGamesResponse_Result{Result: good}}
+	if err := checkStreamAnswerProto(enc(stream), []byte("17"), 3); err != nil {
+		t.Errorf("good stream answer: %v", err)
+	}
+	if err := checkStreamAnswerProto(enc(stream), []byte("1"), 3); err == nil {
+		t.Error("stream answer with another id passed")
+	}
+	refused := &damonev1.ValidateGamesResponse{Id: "17", Answer: &damonev1.ValidateGamesResponse_Error{Error: &damonev1.ValidationError{Code: "INVALID_ARGUMENT"}}}
+	if err := checkStreamAnswerProto(enc(refused), []byte("17"), 3); err == nil || !strings.Contains(err.Error(), "INVALID_ARGUMENT") {
+		t.Errorf("refused stream answer: %v", err)
+	}
+
+	for _, js := range []string{
+		`{"valid":true,"moves":["e2-d3","d7-c6","d3-e4"],"ply":3,"final_position":{"no_progress_plies":3}}`,
+		`{"valid": true, "moves": ["e2-d3"], "ply": 3}`,
+	} {
+		if err := checkVerdictJSON([]byte(js), nil, 3); err != nil {
+			t.Errorf("%s: %v", js, err)
+		}
+	}
+	for _, js := range []string{
+		`{"moves":["e2-d3"],"ply":3}`, // no valid
+		`{"valid":true,"ply":30}`,
+		`{"valid":true,"ply":2,"end_ply":3}`,
+		`{"valid":false,"first_illegal_ply":3,"ply":3}`,
+	} {
+		if err := checkVerdictJSON([]byte(js), nil, 3); err == nil {
+			t.Errorf("%s passed", js)
+		}
+	}
+	line := `{"result": {"id": "17", "result": {"valid": true, "ply": 3}}}`
+	if err := checkVerdictJSON([]byte(line), []byte("17"), 3); err != nil {
+		t.Errorf("%s: %v", line, err)
+	}
+	for _, id := range []string{"1", "170", "7"} {
+		if err := checkVerdictJSON([]byte(line), []byte(id), 3); err == nil {
+			t.Errorf("%s passed for id %s", line, id)
+		}
+	}
+	if err := checkVerdictJSON([]byte(`{"error": {"code": 3}}`), []byte("17"), 3); err == nil {
+		t.Error("an error line passed")
+	}
+}
+
+// The validate scenarios run against a real server (in this process, the
+// rules service only), check every answer, and read the server's CPU
+// time from its metrics. A functional test: the figures are not checked.
+func TestBenchValidateScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server; skipped with -short")
+	}
+	srv, err := server.New(server.Config{
+		GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0",
+		DrainTimeout: time.Second, MaxCallDuration: 10 * time.Second, MaxRequestBytes: server.DefaultMaxRequestBytes,
+		MaxPerftDepth: server.DefaultMaxPerftDepth, MaxGamePlies: server.DefaultMaxGamePlies, Rules: true,
+		SearchTableMB: 1, MaxAnalysisTime: time.Second, MaxAnalyses: 1, MaxEngineMoveTime: time.Second,
+		Store: games.NewMemoryStore(), Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	g, h, m := srv.Addrs()
+	var out, errOut strings.Builder
+	err = runBench([]string{"--grpc-addr", g, "--http-addr", h, "--metrics-addr", m, "--json",
+		"--scenarios", strings.Join(validateScenarios, ","), "--duration", "800ms", "--rounds", "2", "--warmup", "200ms",
+		"--games", "8", "--plies", "40", "--streams", "2", "--in-flight", "3", "--concurrency", "4"}, nil, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(rep.Validate) != len(validateScenarios) {
+		t.Fatalf("%d validate results, want %d:\n%s", len(rep.Validate), len(validateScenarios), out.String())
+	}
+	for _, r := range rep.Validate {
+		if r.Errors != 0 || r.Games == 0 || r.PliesPerSec != r.GamesPerSec*40 || r.ServerNsPly <= 0 || r.CPUError != "" {
+			t.Errorf("%s: %d games, %d errors (%s), %.0f plies/s, server %.0f ns/ply (%s)", r.Scenario, r.Games, r.Errors,
+				r.FirstError, r.PliesPerSec, r.ServerNsPly, r.CPUError)
+		}
+	}
+	if len(rep.Targets) != 1 || rep.Targets[0].Issue != 12 {
+		t.Errorf("targets %+v, want issue 12's", rep.Targets)
 	}
 }

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/mem"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/validation/benchgames"
+)
+
+// validateBenchRequests are the wire forms of ValidateGame requests for
+// 64 random valid games of 100 plies (package benchgames, seed 1: the
+// games `damone bench` sends by default).
+func validateBenchRequests(b *testing.B) [][]byte {
+	games, err := benchgames.Games(1, 64, 100)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([][]byte, len(games))
+	for i, moves := range games {
+		req := &damonev1.ValidateGamesRequest{Id: "g", Game: &damonev1.ValidateGameRequest{Moves: moves}}
+		if out[i], err = req.MarshalVT(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
+}
+
+// BenchmarkValidateGameHandler measures the server's own work per game
+// of 100 plies, without gRPC's transport around it: decoding the request
+// with the service's codec, the handler (engine and response) and
+// encoding the answer. unary calls ValidateGame; stream sends the same
+// games through ValidateGames on one stream, one message each way per
+// game. ns/ply is per validated ply.
+func BenchmarkValidateGameHandler(b *testing.B) {
+	s := NewRulesServer(8, DefaultMaxGamePlies, noObserver{})
+	wires := validateBenchRequests(b)
+	c := newCodec()
+	b.Run("unary", func(b *testing.B) {
+		b.ReportAllocs()
+		plies, i := 0, 0
+		for b.Loop() {
+			var req damonev1.ValidateGamesRequest
+			if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wires[i%len(wires)])}, &req); err != nil {
+				b.Fatal(err)
+			}
+			i++
+			resp, err := s.ValidateGame(context.Background(), req.Game)
+			if err != nil || !resp.Valid || resp.Ply != 100 {
+				b.Fatalf("%v, valid %v, ply %d", err, resp.GetValid(), resp.GetPly())
+			}
+			out, err := c.Marshal(resp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out.Free()
+			plies += int(resp.Ply)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(plies), "ns/ply")
+	})
+	b.Run("stream", func(b *testing.B) {
+		b.ReportAllocs()
+		st := &benchStream{wires: wires, codec: c, b: b}
+		for b.Loop() {
+			st.left++
+			if err := s.ValidateGames(st); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(st.plies), "ns/ply")
+	})
+}
+
+// benchStream is a ValidateGames stream that decodes one request per
+// op from wire bytes and encodes each answer, as gRPC would.
+type benchStream struct {
+	grpc.ServerStream
+	wires [][]byte
+	codec codec
+	b     *testing.B
+	left  int // requests still to give before io.EOF
+	i     int
+	plies int
+}
+
+func (st *benchStream) Recv() (*damonev1.ValidateGamesRequest, error) {
+	if st.left == 0 {
+		return nil, io.EOF
+	}
+	st.left--
+	req := &damonev1.ValidateGamesRequest{}
+	err := st.codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(st.wires[st.i%len(st.wires)])}, req)
+	st.i++
+	return req, err
+}
+
+func (st *benchStream) Send(resp *damonev1.ValidateGamesResponse) error {
+	r := resp.GetResult()
+	if !r.GetValid() || r.GetPly() != 100 {
+		st.b.Fatalf("answer %v", resp)
+	}
+	st.plies += int(r.GetPly())
+	out, err := st.codec.Marshal(resp)
+	out.Free()
+	return err
+}
+
+func (st *benchStream) Context() context.Context { return context.Background() }
