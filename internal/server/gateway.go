@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,8 +80,61 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int) (http.Handler, *grpc
 			stream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), maxBytesKey{}, int64(maxRequestBytes))))
 			return
 		}
+		if isServerStream(r) {
+			w = &streamRefusal{ResponseWriter: w}
+		}
 		limited.ServeHTTP(w, r)
 	}), conn, nil
+}
+
+// isServerStream reports whether r is for a server-streaming route
+// (WatchGame, AnalyzePosition).
+func isServerStream(r *http.Request) bool {
+	return (r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ":watch")) ||
+		(r.Method == http.MethodPost && r.URL.Path == "/v1/analysis:analyzePosition")
+}
+
+// streamRefusal makes a stream refused before its first message answer
+// like every other refused call: the plain status JSON, not the
+// `{"error": ...}` line grpc-gateway writes for a stream that fails
+// (docs/api.md, Error model). A refusal is the gateway writing an error
+// status code before any body; its first write is then the wrapped status.
+type streamRefusal struct {
+	http.ResponseWriter
+	refused, done bool
+}
+
+func (s *streamRefusal) WriteHeader(code int) {
+	if code != http.StatusOK {
+		s.refused = true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *streamRefusal) Write(b []byte) (int, error) {
+	if !s.refused {
+		return s.ResponseWriter.Write(b)
+	}
+	if s.done { // the line's delimiter
+		return len(b), nil
+	}
+	s.done = true
+	var wrapped struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(b, &wrapped); err != nil || len(wrapped.Error) == 0 {
+		return s.ResponseWriter.Write(b)
+	}
+	if _, err := s.ResponseWriter.Write(wrapped.Error); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (s *streamRefusal) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // jsonMarshaler is the gateway's JSONPb, except that a message is
