@@ -61,9 +61,10 @@ bench: ## Run the engine benchmarks (perft, move generation) as docs/BENCHMARKS.
 	go test ./internal/engine/ -run '^$$' -bench . -benchtime 2s -count 5
 
 .PHONY: fuzz
-fuzz: ## Fuzz the position and move parsers for 30 s each
+fuzz: ## Fuzz the position, move and PDN parsers for 30 s each
 	go test ./internal/engine/ -run '^$$' -fuzz FuzzParsePosition -fuzztime 30s
 	go test ./internal/engine/ -run '^$$' -fuzz FuzzParseMove -fuzztime 30s
+	go test ./internal/pdn/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 30s
 
 ##@ API contract (proto/damone/v1 -> gen/)
 
