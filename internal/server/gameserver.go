@@ -10,7 +10,9 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/pdn"
 )
 
 // GameServer serves damone.v1.GameService on a games.Service.
@@ -205,6 +207,50 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 		return stream.SendMsg(r)
 	})
 	return toStatus(named(err, req.GetName()))
+}
+
+// ExportPdn returns the game as one PDN record (docs/notation.md, PDN).
+// Errors: INVALID_ARGUMENT naming `name` for a malformed name, NOT_FOUND
+// for an unknown game.
+func (s *GameServer) ExportPdn(ctx context.Context, req *damonev1.ExportPdnRequest) (*damonev1.ExportPdnResponse, error) {
+	id, err := gameID("name", req.GetName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	g, err := s.games.Get(ctx, id)
+	if err != nil {
+		return nil, toStatus(named(err, req.GetName()))
+	}
+	text, err := gamePDN(g)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &damonev1.ExportPdnResponse{Pdn: text}, nil
+}
+
+// gamePDN writes a stored game as PDN: Site is its resource name, Date
+// its creation date (UTC), and the engine, when it plays, is named as its
+// side's player.
+func gamePDN(g *games.Game) (string, error) {
+	moves := make([]engine.Move, len(g.Moves))
+	for i := range g.Moves {
+		moves[i] = g.Moves[i].Move
+	}
+	tags := []pdn.Tag{
+		{Name: "Event", Value: "damone game"},
+		{Name: "Site", Value: gameName(g.ID)},
+		{Name: "Date", Value: g.CreateTime.UTC().Format("2006.01.02")},
+		{Name: "Round", Value: "-"},
+	}
+	if e := g.Engine; e != nil {
+		player := map[engine.Side]string{engine.Red: "White", engine.Black: "Black"}[e.Side]
+		tags = append(tags, pdn.Tag{Name: player, Value: "damone engine"})
+	}
+	var b strings.Builder
+	if err := pdn.Write(&b, pdn.FromGame(g.Variant, moves, g.Outcome, tags...)); err != nil {
+		return "", fmt.Errorf("export game %s as PDN: %w", g.ID, err)
+	}
+	return b.String(), nil
 }
 
 // actingOn returns the game id of a call that acts for a side, and the

@@ -30,7 +30,11 @@ func Run(t *testing.T, newStore func(t *testing.T) games.Store) {
 		{"ConcurrentUpdatesOneWins", testConcurrent},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			s := &recordingStore{Store: newStore(t)}
+			tc.fn(t, s)
+			checkPDNRoundTrips(t, s)
+		})
 	}
 }
 
