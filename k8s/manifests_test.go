@@ -298,6 +298,14 @@ func selects(sel *metav1.LabelSelector, podLabels map[string]string) (bool, erro
 	return s.Matches(labels.Set(podLabels)), nil
 }
 
+func portNames(ps []corev1.ServicePort) []string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // check runs every semantic check on one overlay and returns what fails.
 func check(o *objects, bin *binary) []error {
 	var errs []error
@@ -618,7 +626,7 @@ func check(o *objects, bin *binary) []error {
 		}
 		return ports
 	}
-	headless := 0
+	headlessOf := map[string]bool{} // Deployments behind a headless Service
 	for _, s := range o.services {
 		id := "Service/" + s.Name
 		if len(s.Spec.Selector) == 0 {
@@ -636,9 +644,21 @@ func check(o *objects, bin *binary) []error {
 			continue
 		}
 		if s.Spec.ClusterIP == corev1.ClusterIPNone {
-			headless++
+			headlessOf[d.Name] = true
 			if _, ok := hpaOf[d.Name]; !ok {
 				fail(id, "headless Service in front of Deployment %s, which is not autoscaled", d.Name)
+			}
+			// Its DNS name is for gRPC clients only; REST and metrics go
+			// through the ClusterIP Service (a second metrics port would be
+			// scraped twice).
+			if len(s.Spec.Ports) != 1 || s.Spec.Ports[0].Name != "grpc" {
+				fail(id, "headless Service with ports %v: want only the grpc port", portNames(s.Spec.Ports))
+			}
+			// Clients re-resolve its DNS name only when a connection ends:
+			// without a maximum connection age they never reach new pods.
+			if age, err := time.ParseDuration(ctr.setting(bin, "DAMONE_MAX_CONNECTION_AGE")); err != nil || age <= 0 {
+				fail(id, "Deployment %s behind a headless Service needs DAMONE_MAX_CONNECTION_AGE above 0 (got %q), or its clients never re-resolve and reach new pods",
+					d.Name, ctr.setting(bin, "DAMONE_MAX_CONNECTION_AGE"))
 			}
 		}
 		for _, p := range s.Spec.Ports {
@@ -679,8 +699,12 @@ func check(o *objects, bin *binary) []error {
 			}
 		}
 	}
-	if headless == 0 {
-		fail("Service", "no headless Service for client-side gRPC load balancing")
+	// A rules fleet of several pods needs a headless Service: through a
+	// ClusterIP a gRPC client sends every call to one pod.
+	for _, d := range o.deployments {
+		if c, ok := containers[d.Name]; ok && c.services(bin).rules && maxReplicas(d) > 1 && !headlessOf[d.Name] {
+			fail("Deployment/"+d.Name, "serves RulesService on up to %d pods but no headless Service selects them, for client-side gRPC load balancing", maxReplicas(d))
+		}
 	}
 	for _, d := range o.deployments {
 		switch n := scrapes[d.Name]; {
@@ -837,6 +861,12 @@ func TestChecksCatchMistakes(t *testing.T) {
 		{"replicas beside the HPA", "base/deployment-rules.yaml", "revisionHistoryLimit: 5", "replicas: 2\n  revisionHistoryLimit: 5", "sets replicas although an HPA"},
 		{"NetworkPolicy misses the metrics port", "base/networkpolicy.yaml", "        - port: metrics\n          protocol: TCP\n", "", "does not admit port 9102"},
 		{"PDB blocks drains", "base/pdb.yaml", "maxUnavailable: 1", "minAvailable: 100%", "blocks every drain"},
+		{"headless Service turned ClusterIP", "base/service.yaml", "  clusterIP: None\n", "", "no headless Service selects them"},
+		{"headless Service on the games pods", "base/service.yaml", "    app.kubernetes.io/component: rules\n  ports:\n    - name: grpc\n      port: 9090\n      targetPort: grpc\n      protocol: TCP\n      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "    app.kubernetes.io/component: games\n  ports:\n    - name: grpc\n      port: 9090\n      targetPort: grpc\n      protocol: TCP\n      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "no headless Service selects them"},
+		{"headless Service with the REST port", "base/service.yaml", "      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "      appProtocol: kubernetes.io/h2c\n    - name: http\n      port: 8080\n      targetPort: http\n---\n# damone-games", "want only the grpc port"},
+		{"headless Service off the gRPC port", "base/service.yaml", "      targetPort: grpc\n      protocol: TCP\n      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "      targetPort: http\n      protocol: TCP\n      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "port grpc reaches container port 8080"},
+		{"rules pods without a connection age", "base/deployment-rules.yaml", "            - name: DAMONE_MAX_CONNECTION_AGE\n              value: 5m\n", "", "needs DAMONE_MAX_CONNECTION_AGE above 0"},
+		{"rules pods with connection age 0", "base/deployment-rules.yaml", "value: 5m", "value: 0s", "needs DAMONE_MAX_CONNECTION_AGE above 0"},
 		{"metrics scraped twice", "base/service.yaml", "      appProtocol: kubernetes.io/h2c\n---\n# damone-games", "      appProtocol: kubernetes.io/h2c\n    - name: metrics\n      port: 9102\n      targetPort: metrics\n---\n# damone-games", "scraped through 2 Services"},
 		{"embedded store on the read-only root", "base/kustomization.yaml", "DAMONE_STORE=memory", "DAMONE_STORE=embedded", "no writable volume holds"},
 		{"latest image in prod", "overlays/prod/kustomization.yaml", `newTag: "0.1.0"`, `newTag: latest`, "not latest"},
