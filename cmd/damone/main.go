@@ -7,6 +7,8 @@
 //	damone play [flags]             play the engine in the terminal
 //	damone match [flags]            play an engine or baseline match with statistics
 //	damone bench [flags]            load a running server and report throughput and latency
+//	damone pdn validate FILE...     judge every game of PDN game records against the rules
+//	damone pdn export games/ID      print a running server's game as PDN
 //	damone version                  print the version
 //
 // Run "damone COMMAND --help" for a command's flags.
@@ -38,6 +40,7 @@ func commands() []command {
 		{"play", "play a game against the engine in the terminal", runPlay},
 		{"match", "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", runMatch},
 		{"bench", "load a running server: list-legal-moves over gRPC and REST, watch fan-out", runBench},
+		{"pdn", "validate PDN game records; export a server's game as PDN", runPdn},
 		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {
 			_, err := fmt.Fprintln(out, version)
 			return err

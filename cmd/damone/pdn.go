@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/pdn"
+	"github.com/damone-rules/damone/internal/validation"
+)
+
+const pdnUsage = `Usage:
+  damone pdn validate [--json] FILE...        judge every game of PDN files ('-' reads stdin)
+  damone pdn export [--addr HOST:PORT] games/ID   print a service game as PDN
+
+PDN is the draughts game record format; docs/notation.md (PDN) gives the
+dialect. Run 'damone pdn validate --help' or 'damone pdn export --help'
+for their flags.`
+
+func runPdn(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, pdnUsage)
+		return usagef("want a subcommand: validate or export")
+	}
+	switch args[0] {
+	case "validate":
+		return runPdnValidate(args[1:], stdin, stdout, stderr)
+	case "export":
+		return runPdnExport(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stderr, pdnUsage)
+		return flag.ErrHelp
+	}
+	return usagef("unknown subcommand %q (want validate or export)", args[0])
+}
+
+// pdnCounts is the summary of a validate run.
+type pdnCounts struct {
+	Kind            string `json:"kind"` // "summary"
+	Files           int    `json:"files"`
+	UnreadableFiles int    `json:"unreadable_files"`
+	Games           int    `json:"games"`
+	Valid           int    `json:"valid"`
+	Invalid         int    `json:"invalid"`
+	Unreadable      int    `json:"unreadable"`
+}
+
+// pdnVerdict is the --json form of one game's verdict, or of a file that
+// could not be read (kind "file", with the line and column of a syntax
+// error).
+type pdnVerdict struct {
+	Kind        string     `json:"kind"` // "game" or "file"
+	File        string     `json:"file"`
+	Game        int        `json:"game,omitempty"` // 1-based, in its file
+	Line        int        `json:"line,omitempty"` // where the game starts, or of the syntax error
+	Col         int        `json:"col,omitempty"`
+	Verdict     string     `json:"verdict"` // valid, invalid or unreadable
+	Plies       *int       `json:"plies,omitempty"`
+	Result      string     `json:"result,omitempty"` // the record's own result token
+	Ending      *pdnEnding `json:"ending,omitempty"`
+	IllegalPly  int        `json:"illegal_ply,omitempty"`
+	IllegalMove string     `json:"illegal_move,omitempty"`
+	Error       string     `json:"error,omitempty"`
+}
+
+type pdnEnding struct {
+	Result string `json:"result"` // red wins, black wins, draw
+	Reason string `json:"reason"`
+	Ply    int    `json:"ply"`
+}
+
+func runPdnValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pdn validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object per game (and per unreadable file), then a summary object")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `Usage: damone pdn validate [--json] FILE...
+
+Reads every game of the PDN files ('-' reads stdin), takes its rules from
+its tags (docs/notation.md, PDN) and plays its moves with the engine.
+Prints one line per game: where it starts, valid or invalid, the plies
+played and how the game ended and at which ply, or the first illegal ply
+and why; a file that is not PDN is reported with the line and column of
+the mistake, and the other files are still read. Then a summary.
+
+Exit status: 0 if every game is valid, 1 if any game is invalid or
+unreadable (its tags give no variant) or any file unreadable, 2 for a
+usage error.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("want at least one FILE ('-' for stdin)")
+	}
+	stdins := 0
+	for _, f := range files {
+		if f == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return usagef("'-' (stdin) given %d times; it can be read once", stdins)
+	}
+
+	enc := json.NewEncoder(stdout)
+	emit := func(v pdnVerdict, text string) {
+		if *asJSON {
+			enc.Encode(v)
+		} else {
+			fmt.Fprintln(stdout, text)
+		}
+	}
+	sum := pdnCounts{Kind: "summary", Files: len(files)}
+	for _, file := range files {
+		name := file
+		if file == "-" {
+			name = "stdin"
+		}
+		games, err := readPDNFile(file, stdin)
+		if err != nil {
+			sum.UnreadableFiles++
+			v := pdnVerdict{Kind: "file", File: name, Verdict: "unreadable", Error: err.Error()}
+			text := fmt.Sprintf("%s: unreadable: %v", name, err)
+			var se *pdn.SyntaxError
+			if errors.As(err, &se) {
+				v.Line, v.Col, v.Error = se.Line, se.Col, se.Msg
+				text = fmt.Sprintf("%s:%d:%d: unreadable: %s", name, se.Line, se.Col, se.Msg)
+			}
+			emit(v, text)
+			continue
+		}
+		for i := range games {
+			sum.Games++
+			v, text := judgePDNGame(name, i+1, &games[i])
+			switch v.Verdict {
+			case "valid":
+				sum.Valid++
+			case "invalid":
+				sum.Invalid++
+			default:
+				sum.Unreadable++
+			}
+			emit(v, text)
+		}
+	}
+	if *asJSON {
+		enc.Encode(sum)
+	} else {
+		fmt.Fprintf(stdout, "%d files (%d unreadable), %d games: %d valid, %d invalid, %d unreadable\n",
+			sum.Files, sum.UnreadableFiles, sum.Games, sum.Valid, sum.Invalid, sum.Unreadable)
+	}
+	if sum.Invalid+sum.Unreadable+sum.UnreadableFiles > 0 {
+		return fmt.Errorf("not every game is valid: %d invalid, %d unreadable, %d unreadable files",
+			sum.Invalid, sum.Unreadable, sum.UnreadableFiles)
+	}
+	return nil
+}
+
+func readPDNFile(file string, stdin io.Reader) ([]pdn.Game, error) {
+	if file == "-" {
+		return pdn.Parse(stdin)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return pdn.Parse(f)
+}
+
+// judgePDNGame replays one game under the rules its tags give.
+func judgePDNGame(file string, n int, g *pdn.Game) (pdnVerdict, string) {
+	v := pdnVerdict{Kind: "game", File: file, Game: n, Line: g.Line, Result: g.Result}
+	where := fmt.Sprintf("%s:%d: game %d", file, g.Line, n)
+	variant, err := g.Variant()
+	var verdict *validation.Verdict
+	if err == nil {
+		verdict, err = validation.Game(variant, g.Moves, validation.Options{})
+	}
+	if err != nil {
+		v.Verdict, v.Error = "unreadable", err.Error()
+		return v, fmt.Sprintf("%s: unreadable: %v", where, err)
+	}
+	plies := len(verdict.Moves)
+	v.Plies = &plies
+	ending := "not over"
+	if o := verdict.Outcome; o.Over() {
+		v.Ending = &pdnEnding{Result: o.Result.String(), Reason: o.Reason.String(), Ply: verdict.EndPly}
+		ending = fmt.Sprintf("%s at ply %d", o, verdict.EndPly)
+	}
+	if verdict.Valid() {
+		v.Verdict = "valid"
+		unit := "plies"
+		if plies == 1 {
+			unit = "ply"
+		}
+		return v, fmt.Sprintf("%s: valid, %d %s, %s", where, plies, unit, ending)
+	}
+	v.Verdict, v.IllegalPly, v.IllegalMove = "invalid", verdict.IllegalPly, verdict.IllegalMove
+	var me *engine.MoveError
+	switch {
+	case errors.As(verdict.Err, &me):
+		v.Error = me.Error()
+	case errors.Is(verdict.Err, engine.ErrGameOver):
+		v.Error = fmt.Sprintf("move %s: the game was already over (%s)", engine.Quote(verdict.IllegalMove), ending)
+	default:
+		v.Error = fmt.Sprintf("move %s: %v", engine.Quote(verdict.IllegalMove), verdict.Err)
+	}
+	return v, fmt.Sprintf("%s: invalid at ply %d: %s", where, verdict.IllegalPly, v.Error)
+}
+
+func runPdnExport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pdn export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "localhost:9090", "gRPC address of the running server (host:port)")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up on the call after this long")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `Usage: damone pdn export [--addr HOST:PORT] games/ID
+
+Asks a running server for a game (GameService.ExportPdn) and prints it as
+one PDN game record.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one game name like games/ID, got %d arguments", len(pos))
+	}
+	name := pos[0]
+	if !strings.HasPrefix(name, "games/") || len(name) == len("games/") {
+		return usagef("game name %q: want games/ID, e.g. games/k3v9q2m7x1", name)
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return usagef("--addr %q: want host:port (%v)", *addr, err)
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout must be positive, got %v", *timeout)
+	}
+	conn, err := grpc.NewClient("passthrough:///"+*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	resp, err := damonev1.NewGameServiceClient(conn).ExportPdn(ctx, &damonev1.ExportPdnRequest{Name: name})
+	if err != nil {
+		st := status.Convert(err)
+		return fmt.Errorf("export %s from %s: %s: %s", name, *addr, st.Code(), st.Message())
+	}
+	_, err = io.WriteString(stdout, resp.GetPdn())
+	return err
+}
