@@ -459,26 +459,29 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		}
 		return nil, nil, err
 	}
-	played := PlayedMove{Move: m, Side: side, Captured: pos.CapturedPieces(&m)}
-	g.Moves = append(g.Moves, played)
-	g.Position = eg.Position()
-	g.Outcome = eg.Outcome()
 	g.Version++
 	g.UpdateTime = s.now()
 	var events []Event
 	if g.HasOffer && g.DrawOffer != side {
-		// Playing on declines the opponent's offer, just before the move.
+		// Playing on declines the opponent's offer just before the move,
+		// so the event is stamped with the ply and position before it
+		// (game.proto, GameEvent).
 		g.HasOffer = false
 		events = append(events, Event{Kind: EventDrawDeclined, Side: side, ByMove: true})
+		s.stamp(g, events)
 	}
-	moveAt := len(events)
-	events = append(events, Event{Kind: EventMovePlayed, Move: played})
+	played := PlayedMove{Move: m, Side: side, Captured: pos.CapturedPieces(&m)}
+	g.Moves = append(g.Moves, played)
+	g.Position = eg.Position()
+	g.Outcome = eg.Outcome()
+	moved := []Event{{Kind: EventMovePlayed, Move: played}}
 	if g.Over() {
 		g.HasOffer = false
-		events = append(events, Event{Kind: EventEnded, Outcome: g.Outcome})
+		moved = append(moved, Event{Kind: EventEnded, Outcome: g.Outcome})
 	}
-	s.stamp(g, events)
-	return &MoveResult{Move: played, Game: g, Sequence: events[moveAt].Sequence}, events, nil
+	s.stamp(g, moved)
+	events = append(events, moved...)
+	return &MoveResult{Move: played, Game: g, Sequence: moved[0].Sequence}, events, nil
 }
 
 // gameOver is the error for a change to a finished game.
