@@ -216,6 +216,7 @@ type Game struct {
 	positions []Position // positions[i] is the position before moves[i]
 	moves     []Move
 	outcome   Outcome
+	legal     []Move // PlayText's move list, reused from ply to ply
 }
 
 // NewGame starts a game of the variant (see Variant.InitialPosition for
@@ -271,8 +272,11 @@ func (g *Game) PlayText(text string) (Move, error) {
 	if g.outcome.Over() {
 		return Move{}, ErrGameOver
 	}
-	cur := g.Position()
-	m, err := cur.ParseMove(text)
+	if g.legal == nil {
+		g.legal = make([]Move, 0, 32)
+	}
+	m, legal, err := g.positions[len(g.positions)-1].parseMove(text, g.legal)
+	g.legal = legal[:0] // keep any storage that grew
 	if err != nil {
 		return Move{}, err
 	}
@@ -316,11 +320,13 @@ func (g *Game) play(m Move) {
 
 // occurrences counts the positions of the game equal to p for the
 // repetition rule. Only positions since the last capture or promotion can
-// repeat one after it, so the no-progress counter bounds the scan.
+// repeat one after it, so the no-progress counter bounds the scan; and as
+// every ply changes the side to move, which equal positions share, only
+// every other one can be equal.
 func (g *Game) occurrences(p *Position) int {
 	n := 0
 	last := len(g.positions) - 1
-	for i := last; i >= 0 && i >= last-p.NoProgress(); i-- {
+	for i := last; i >= 0 && i >= last-p.NoProgress(); i -= 2 {
 		q := &g.positions[i]
 		if q.hash == p.hash && q.SamePlacement(p) {
 			n++

@@ -61,30 +61,51 @@ func (e *MoveError) Error() string { return fmt.Sprintf("move %s: %s", Quote(e.T
 // a compulsory capture, an incomplete or lower-priority sequence, an
 // ambiguous short form (listing the candidates), or an illegal step or leap.
 func (p *Position) ParseMove(text string) (Move, error) {
-	squares, capture, err := splitMove(text)
-	if err != nil {
-		return Move{}, err
+	m, _, err := p.parseMove(text, nil)
+	return m, err
+}
+
+// parseMove is ParseMove with the legal moves generated into buf (reusing
+// its storage), which it returns for the next call: a game replayed move
+// by move then allocates no move list per ply. A step in the canonical
+// form is checked directly, without generating the legal moves.
+func (p *Position) parseMove(text string, buf []Move) (Move, []Move, error) {
+	var scratch [MaxCaptures + 1]Square
+	squares, capture, ok := scanMove(text, &scratch)
+	if !ok {
+		var err error
+		if squares, capture, err = splitMove(text); err != nil {
+			return Move{}, buf, err
+		}
 	}
-	legal := p.LegalMoves()
 	from, to := squares[0], squares[len(squares)-1]
+	if !capture {
+		if m, ok := p.step(from, to); ok {
+			return m, buf, nil
+		}
+	}
+	if buf == nil {
+		buf = make([]Move, 0, 32)
+	}
+	legal := p.GenerateMoves(buf)
 
 	if !capture {
 		for i := range legal {
 			if m := &legal[i]; m.n == 0 && m.from == from && m.to == to {
-				return *m, nil
+				return *m, legal, nil
 			}
 		}
 	} else {
 		path := squares[1:]
 		for i := range legal {
 			if m := &legal[i]; m.n == uint8(len(path)) && m.from == from && samePath(m.path[:m.n], path) {
-				return *m, nil
+				return *m, legal, nil
 			}
 		}
 		if set, why := p.checkLeaps(from, path); why == "" {
 			for i := range legal {
 				if m := &legal[i]; m.from == from && m.to == to && m.captured == set {
-					return *m, nil
+					return *m, legal, nil
 				}
 			}
 		}
@@ -97,16 +118,87 @@ func (p *Position) ParseMove(text string) (Move, error) {
 			}
 			switch len(cands) {
 			case 1:
-				return cands[0], nil
+				return cands[0], legal, nil
 			case 0:
 			default:
-				return Move{}, &MoveError{text, MoveAmbiguous, fmt.Sprintf(
+				return Move{}, legal, &MoveError{text, MoveAmbiguous, fmt.Sprintf(
 					"ambiguous: %d legal moves go from %s to %s: %s; give every landing square",
 					len(cands), from, to, joinMoves(cands)), cands}
 			}
 		}
 	}
-	return Move{}, p.explain(text, squares, capture, legal)
+	return Move{}, legal, p.explain(text, squares, capture, legal)
+}
+
+// step returns the step from -> to if it is a legal move: the side to
+// move has no capture, its piece on from may move in that direction, and
+// to is the empty neighbour that way. It is the move GenerateMoves lists
+// for it.
+func (p *Position) step(from, to Square) (Move, bool) {
+	us := p.stm
+	if p.occ[us]&bit(from) == 0 {
+		return Move{}, false
+	}
+	d, ok := direction(from, to, 1)
+	if !ok || neighbour[from][d] != to || (p.occ[Red]|p.occ[Black])&bit(to) != 0 {
+		return Move{}, false
+	}
+	r := Pedine
+	switch {
+	case p.pieces[us][Dama]&bit(from) != 0:
+		r = Dama
+	case p.pieces[us][Damone]&bit(from) != 0:
+		r = Damone
+	}
+	if dirsOf(us, r)&(1<<d) == 0 {
+		return Move{}, false
+	}
+	if _, any := p.capturers(); any {
+		return Move{}, false
+	}
+	return Move{from: from, to: to, rank: r, promo: promotionSquares[us][r]&bit(to) != 0}, true
+}
+
+// scanMove reads the common forms of move notation without allocating:
+// two or more squares named by a file a-h (either case) and a rank 1-8,
+// joined by '-' (exactly two squares) or by 'x' or 'X' (up to
+// MaxCaptures+1), every square a playing square, nothing else. For those
+// it returns what splitMove would; ok is false for anything else (white
+// space, errors, other characters), which splitMove then reads.
+func scanMove(text string, out *[MaxCaptures + 1]Square) (squares []Square, capture bool, ok bool) {
+	if len(text) < 5 || len(text)%3 != 2 || len(text) > 3*MaxCaptures+2 {
+		return nil, false, false
+	}
+	sep := text[2]
+	switch sep {
+	case '-':
+		if len(text) != 5 {
+			return nil, false, false
+		}
+	case 'x', 'X':
+		capture = true
+	default:
+		return nil, false, false
+	}
+	n := 0
+	for i := 0; i < len(text); i += 3 {
+		if i > 0 {
+			if c := text[i-1]; c != sep && !(capture && (c == 'x' || c == 'X')) {
+				return nil, false, false
+			}
+		}
+		f, r := text[i]|0x20, text[i+1]
+		if f < 'a' || f > 'h' || r < '1' || r > '8' {
+			return nil, false, false
+		}
+		s := NewSquare(int(f-'a'), int(r-'1'))
+		if !s.Valid() {
+			return nil, false, false
+		}
+		out[n] = s
+		n++
+	}
+	return out[:n], capture, true
 }
 
 // ParseMoveSquares checks the syntax of a move without a position: it

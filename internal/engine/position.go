@@ -163,6 +163,7 @@ func init() {
 		}
 	}
 	zobristBlack = next()
+	buildStartPositions()
 }
 
 // computeHash computes the Zobrist hash from scratch.
@@ -220,6 +221,31 @@ func ParseSetup(text string) (Setup, error) {
 // StartPosition returns the starting position of a standard or no-Damone
 // setup with the given side to move (RULES.md, Sides and setup).
 func StartPosition(setup Setup, first Side) (Position, error) {
+	if (setup == SetupStandard || setup == SetupNoDamone) && first <= Black {
+		return startPositions[setup-SetupStandard][first], nil
+	}
+	return buildStartPosition(setup, first)
+}
+
+// startPositions holds the four fixed starts, built once (by init, once
+// the Zobrist keys exist): every game and every request with a variant
+// starts from one.
+var startPositions [2][2]Position
+
+func buildStartPositions() {
+	for i, setup := range []Setup{SetupStandard, SetupNoDamone} {
+		for first := Red; first <= Black; first++ {
+			p, err := buildStartPosition(setup, first)
+			if err != nil {
+				panic(err)
+			}
+			startPositions[i][first] = p
+		}
+	}
+}
+
+// buildStartPosition is StartPosition worked out from the setup's squares.
+func buildStartPosition(setup Setup, first Side) (Position, error) {
 	var names map[Rank][]string
 	switch setup {
 	case SetupStandard:
