@@ -6,9 +6,17 @@ Runs with Debian's interpreter and packages (python3-grpcio, python3-protobuf):
 
 It creates a game, lists the legal moves, plays a few of them with each
 side's token while watching the game's event stream, handles an illegal move
-error, and resigns.
+error, resigns, and has a short game validated.
+
+The rules calls go over a channel of their own, balanced over every rules
+replica. In Kubernetes, give the games address and the rules fleet's
+headless Service (docs/deploy.md, Balancing gRPC clients):
+
+    example.py damone-games.NAMESPACE.svc.cluster.local:9090 \
+        dns:///damone-rules-headless.NAMESPACE.svc.cluster.local:9090
 """
 
+import pathlib
 import sys
 import threading
 
@@ -39,11 +47,29 @@ def error_info(err):
     return None
 
 
-def main(addr):
-    # 1. Connect: one channel (plaintext here), one stub per service.
-    with grpc.insecure_channel(addr) as channel:
+# The service config of the rules fleet, the repository's one copy: the
+# round_robin policy (a call to the next replica, over a connection to each
+# address the name resolves to) and retries on UNAVAILABLE for the
+# RulesService methods without side effects.
+SERVICE_CONFIG = (pathlib.Path(__file__).resolve().parents[2] / "k8s" / "grpc-service-config.json").read_text()
+
+
+def rules_channel(target):
+    """A channel that balances calls over every address `target` resolves to."""
+    return grpc.insecure_channel(target, options=[
+        ("grpc.service_config", SERVICE_CONFIG),
+        # Use this config, not one from a DNS TXT record.
+        ("grpc.service_config_disable_resolution", 1),
+    ])
+
+
+def main(addr, rules_target=None):
+    # 1. Connect (plaintext here): a channel for games, one for the rules
+    # fleet (with dns:///, every address the name resolves to), one stub per
+    # service.
+    with grpc.insecure_channel(addr) as channel, rules_channel(rules_target or f"dns:///{addr}") as balanced:
         games = game_service_pb2_grpc.GameServiceStub(channel)
-        rules = rules_service_pb2_grpc.RulesServiceStub(channel)
+        rules = rules_service_pb2_grpc.RulesServiceStub(balanced)
 
         # 2. Create a game (the standard setup). The tokens are returned once.
         created = games.CreateGame(game_service_pb2.CreateGameRequest())
@@ -89,6 +115,14 @@ def main(addr):
         print(f"result: {outcome_pb2.OutcomeResult.Name(ended.outcome.result)}"
               f" by {outcome_pb2.OutcomeReason.Name(ended.outcome.reason)}")
 
+        # 7. Validate a game played elsewhere: an illegal game is an answer,
+        # not an error. At ply 3 Red must capture d3xb5 (RULES.md, Captures).
+        verdict = rules.ValidateGame(rules_service_pb2.ValidateGameRequest(moves=["e2-d3", "b5-c4", "f3-e4"]))
+        if verdict.valid or verdict.first_illegal_ply != 3:
+            raise SystemExit(f"unexpected verdict: {verdict}")
+        print(f"validated: ply {verdict.first_illegal_ply} {verdict.illegal_move} is {verdict.reason}"
+              f" ({verdict.cause}); legal plies: {' '.join(verdict.moves)}")
+
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:9090")
+    main(sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:9090", sys.argv[2] if len(sys.argv) > 2 else None)
