@@ -23,8 +23,8 @@ import (
 )
 
 const pdnUsage = `Usage:
-  damone pdn validate [--json] FILE...        judge every game of PDN files ('-' reads stdin)
-  damone pdn export [--addr HOST:PORT] games/ID   print a service game as PDN
+  damone pdn validate [--json] FILE...             judge every game of PDN files ('-' reads stdin)
+  damone pdn export [--addr HOST:PORT] games/ID    print a service game as PDN
 
 PDN is the draughts game record format; docs/notation.md (PDN) gives the
 dialect. Run 'damone pdn validate --help' or 'damone pdn export --help'
@@ -164,8 +164,8 @@ Flags:`)
 	if *asJSON {
 		enc.Encode(sum)
 	} else {
-		fmt.Fprintf(stdout, "%d files (%d unreadable), %d games: %d valid, %d invalid, %d unreadable\n",
-			sum.Files, sum.UnreadableFiles, sum.Games, sum.Valid, sum.Invalid, sum.Unreadable)
+		fmt.Fprintf(stdout, "%s (%d unreadable), %s: %d valid, %d invalid, %d unreadable\n",
+			pdnPlural(sum.Files, "file", "files"), sum.UnreadableFiles, pdnPlural(sum.Games, "game", "games"), sum.Valid, sum.Invalid, sum.Unreadable)
 	}
 	if sum.Invalid+sum.Unreadable+sum.UnreadableFiles > 0 {
 		return fmt.Errorf("not every game is valid: %d invalid, %d unreadable, %d unreadable files",
@@ -208,11 +208,7 @@ func judgePDNGame(file string, n int, g *pdn.Game) (pdnVerdict, string) {
 	}
 	if verdict.Valid() {
 		v.Verdict = "valid"
-		unit := "plies"
-		if plies == 1 {
-			unit = "ply"
-		}
-		return v, fmt.Sprintf("%s: valid, %d %s, %s", where, plies, unit, ending)
+		return v, fmt.Sprintf("%s: valid, %s, %s", where, pdnPlural(plies, "ply", "plies"), ending)
 	}
 	v.Verdict, v.IllegalPly, v.IllegalMove = "invalid", verdict.IllegalPly, verdict.IllegalMove
 	var me *engine.MoveError
@@ -272,4 +268,12 @@ Flags:`)
 	}
 	_, err = io.WriteString(stdout, resp.GetPdn())
 	return err
+}
+
+// pdnPlural writes n and the noun, singular for 1.
+func pdnPlural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -116,7 +116,7 @@ func TestPdnValidateJSONAndStdin(t *testing.T) {
 
 	// Every game valid: exit 0.
 	out, errOut, code := runCLI(t, "1. e2-d3 b5-c4 2. d3xb5 *\n", "pdn", "validate", "-")
-	if code != 0 || errOut != "" || !strings.HasPrefix(out, "stdin:1: game 1: valid, 3 plies, not over\n") {
+	if code != 0 || errOut != "" || out != "stdin:1: game 1: valid, 3 plies, not over\n1 file (0 unreadable), 1 game: 1 valid, 0 invalid, 0 unreadable\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
