@@ -266,7 +266,7 @@ const maxAttempts = 8
 // already used for the same move returns the same move and event sequence
 // with the game as it is now, and plays nothing. Errors, each an *Error:
 // CodeUnauthenticated (no token), CodePermissionDenied (not one of the
-// game's tokens, or the other side's piece), CodeInvalidArgument
+// game's tokens), CodeInvalidArgument
 // (malformed notation, a request id reused for another move), CodeNotFound,
 // CodeAborted (the etag or ply no longer holds, or a concurrent move won),
 // CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
@@ -284,11 +284,11 @@ func (s *Service) MakeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 }
 
 // The checks run in the contract's order (docs/api.md): malformed input,
-// missing token, unknown game, wrong token or the other side's piece, a
-// replayed request id, a stale etag or ply, then the rules.
+// missing token, unknown game, a token that is neither side's, a replayed
+// request id, a stale etag or ply, then the rules (game over, not your
+// turn, the move).
 func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, error) {
-	squares, _, err := engine.ParseMoveSquares(r.Move)
-	if err != nil {
+	if _, _, err := engine.ParseMoveSquares(r.Move); err != nil {
 		return nil, invalid("move", "%v", err)
 	}
 	if r.Token == "" {
@@ -299,14 +299,12 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		if err != nil {
 			return nil, storeError(err)
 		}
+		// The token alone decides the side: whose piece the move names is
+		// for the rules to judge (ILLEGAL_MOVE or NOT_YOUR_TURN), after the
+		// replay and the preconditions, never PERMISSION_DENIED.
 		side, err := authorize(g, r.Token)
 		if err != nil {
 			return nil, err
-		}
-		// The side concerned is the owner of the piece on the origin.
-		if pc, ok := g.Position.PieceAt(squares[0]); ok && pc.Side != side {
-			return nil, &Error{Code: CodePermissionDenied, Reason: ReasonWrongToken,
-				Message: fmt.Sprintf("the piece on %s is %s's; this token is %s's", squares[0], pc.Side, side)}
 		}
 		// Request ids are the client's, so each side has its own: a side
 		// never replays, or collides with, the other side's requests.

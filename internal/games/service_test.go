@@ -176,8 +176,18 @@ func TestMakeMoveErrors(t *testing.T) {
 	cases := []tc{
 		{name: "missing token", req: MoveRequest{Move: "e2-d3"}, code: CodeUnauthenticated, reason: ReasonMissingToken},
 		{name: "unknown token", req: MoveRequest{Token: "not-a-token", Move: "e2-d3"}, code: CodePermissionDenied, reason: ReasonWrongToken},
-		{name: "black token on a red piece", req: MoveRequest{Token: tok.Black, Move: "e2-d3"}, code: CodePermissionDenied, reason: ReasonWrongToken},
-		{name: "red token on a black piece", req: MoveRequest{Token: tok.Red, Move: "a4-b3"}, code: CodePermissionDenied, reason: ReasonWrongToken},
+		// A side's own token is never WRONG_TOKEN (docs/api.md): on the
+		// opponent's piece it is NOT_YOUR_TURN off turn, and on its turn what
+		// RulesService.ApplyMove answers, ILLEGAL_MOVE with the opponent's
+		// piece as the cause.
+		{name: "black token on a red piece", req: MoveRequest{Token: tok.Black, Move: "e2-d3"}, code: CodeFailedPrecondition, reason: ReasonNotYourTurn},
+		{name: "red token on a black piece", req: MoveRequest{Token: tok.Red, Move: "a4-b3"}, code: CodeFailedPrecondition, reason: ReasonIllegalMove,
+			check: func(t *testing.T, e *Error) {
+				var me *engine.MoveError
+				if !errors.As(e, &me) || me.Code != engine.MoveWrongSide {
+					t.Errorf("underlying error %v, want the engine's MoveWrongSide", e.Err)
+				}
+			}},
 		{name: "black out of turn", req: MoveRequest{Token: tok.Black, Move: "a4-b3"}, code: CodeFailedPrecondition, reason: ReasonNotYourTurn,
 			check: func(t *testing.T, e *Error) {
 				if e.Metadata["side"] != "SIDE_BLACK" || e.Metadata["side_to_move"] != "SIDE_RED" {
