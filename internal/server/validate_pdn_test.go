@@ -122,4 +122,3 @@ func TestValidateGamePDNStarts(t *testing.T) {
 		}
 	}
 }
-}
