@@ -520,9 +520,11 @@ func (x *PerftResponse) GetDivisions() []*PerftResponse_Division {
 type ValidateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The rule settings the game was played under, with its start. Unset
-	// means the standard game. With `pdn`, a PDN `FEN` tag (with `SetUp` "1")
-	// gives the start instead; `variant.start_position` must then be unset
-	// or the same position.
+	// means the standard game, or, with `pdn`, the settings the PDN's tags
+	// give (docs/notation.md, PDN). With `pdn` and a variant, the variant's
+	// settings hold and a PDN start (`SetUp` "1" with `FEN`) replaces its
+	// setup: `start_position` must then be unset or the same position, and
+	// `setup` unset.
 	Variant *Variant `protobuf:"bytes,1,opt,name=variant,proto3" json:"variant,omitempty"`
 	// The moves in order, one ply each, in the notation of docs/notation.md
 	// (full or short form). Give `moves` or `pdn`, not both.

@@ -330,9 +330,11 @@ export const PerftResponse_DivisionSchema: GenMessage<PerftResponse_Division> = 
 export type ValidateGameRequest = Message<"damone.v1.ValidateGameRequest"> & {
   /**
    * The rule settings the game was played under, with its start. Unset
-   * means the standard game. With `pdn`, a PDN `FEN` tag (with `SetUp` "1")
-   * gives the start instead; `variant.start_position` must then be unset
-   * or the same position.
+   * means the standard game, or, with `pdn`, the settings the PDN's tags
+   * give (docs/notation.md, PDN). With `pdn` and a variant, the variant's
+   * settings hold and a PDN start (`SetUp` "1" with `FEN`) replaces its
+   * setup: `start_position` must then be unset or the same position, and
+   * `setup` unset.
    *
    * @generated from field: damone.v1.Variant variant = 1;
    */
