@@ -231,6 +231,53 @@ func contractCases(t *testing.T) []contractCase {
 			{Move: "a8-b7", Nodes: 1000}, {Move: "d7-c6", Nodes: 764}}},
 			`{"nodes":"1764","divisions":[{"move":"a8-b7","nodes":"1000"},{"move":"d7-c6","nodes":"764"}]}`},
 
+		// RulesService.ValidateGame and ValidateGames.
+		{"validate game request with moves", &damonev1.ValidateGameRequest{
+			Variant: &damonev1.Variant{NoProgressLimit: proto.Int32(8)}, Moves: []string{"e2-d3", "b5-c4", "d3xb5"},
+			IncludePositions: true},
+			`{"variant":{"no_progress_limit":8},"moves":["e2-d3","b5-c4","d3xb5"],"include_positions":true}`},
+		// pdn has explicit presence: an empty PDN is given, unlike no PDN.
+		{"validate game request with pdn", &damonev1.ValidateGameRequest{Pdn: proto.String("")}, `{"pdn":""}`},
+		{"validate game response, over at the start", &damonev1.ValidateGameResponse{
+			Valid: true,
+			Outcome: &damonev1.Outcome{Result: damonev1.OutcomeResult_OUTCOME_RESULT_RED_WINS,
+				Reason: damonev1.OutcomeReason_OUTCOME_REASON_ALL_PIECES_CAPTURED},
+			EndPly:        proto.Int32(0),
+			FinalPosition: &damonev1.Position{SideToMove: damonev1.Side_SIDE_BLACK, Text: "B:RMh1:B:0"}},
+			`{"valid":true,"outcome":{"result":"OUTCOME_RESULT_RED_WINS","reason":"OUTCOME_REASON_ALL_PIECES_CAPTURED"},` +
+				`"end_ply":0,"final_position":{"side_to_move":"SIDE_BLACK","text":"B:RMh1:B:0"}}`},
+		{"validate game response, illegal move", &damonev1.ValidateGameResponse{
+			FirstIllegalPly: 2, IllegalMove: "f3-e4", Reason: "ILLEGAL_MOVE", Cause: "CAPTURE_REQUIRED",
+			Message:  `move "f3-e4": a capture is compulsory`,
+			Metadata: map[string]string{"move": "f3-e4", "cause": "CAPTURE_REQUIRED", "legal_moves": "c4xa6xc8"},
+			Moves:    []string{"e2-d3"}, Ply: 1,
+			FinalPosition: &damonev1.Position{Text: "R:RPc4:BPb5,Pb7:0"},
+			Positions:     []*damonev1.Position{{Text: "R:RPc4:BPb5,Pb7:0"}}},
+			`{"first_illegal_ply":2,"illegal_move":"f3-e4","reason":"ILLEGAL_MOVE","cause":"CAPTURE_REQUIRED",` +
+				`"message":"move \"f3-e4\": a capture is compulsory",` +
+				`"metadata":{"move":"f3-e4","cause":"CAPTURE_REQUIRED","legal_moves":"c4xa6xc8"},` +
+				`"moves":["e2-d3"],"ply":1,"final_position":{"text":"R:RPc4:BPb5,Pb7:0"},` +
+				`"positions":[{"text":"R:RPc4:BPb5,Pb7:0"}]}`},
+		{"validate games request", &damonev1.ValidateGamesRequest{Id: "g1",
+			Game: &damonev1.ValidateGameRequest{Moves: []string{"e2-d3", "f7-e6"}}},
+			`{"id":"g1","game":{"moves":["e2-d3","f7-e6"]}}`},
+		{"validate games response, verdict", &damonev1.ValidateGamesResponse{Id: "g1",
+			Answer: &damonev1.ValidateGamesResponse_Result{Result: &damonev1.ValidateGameResponse{Valid: true, Ply: 2,
+				Moves: []string{"e2-d3", "a4-b3"}}}},
+			`{"id":"g1","result":{"valid":true,"moves":["e2-d3","a4-b3"],"ply":2}}`},
+		{"validate games response, error", &damonev1.ValidateGamesResponse{Id: "g2",
+			Answer: &damonev1.ValidateGamesResponse_Error{Error: &damonev1.ValidationError{
+				Code: "RESOURCE_EXHAUSTED", Reason: "LIMIT_EXCEEDED", Message: "too many moves",
+				Metadata: map[string]string{"limit": "game_plies", "maximum": "10000"}}}},
+			`{"id":"g2","error":{"code":"RESOURCE_EXHAUSTED","reason":"LIMIT_EXCEEDED","message":"too many moves",` +
+				`"metadata":{"limit":"game_plies","maximum":"10000"}}}`},
+		{"validate games response, invalid request", &damonev1.ValidateGamesResponse{Id: "g3",
+			Answer: &damonev1.ValidateGamesResponse_Error{Error: &damonev1.ValidationError{
+				Code: "INVALID_ARGUMENT", Reason: "INVALID_REQUEST", Field: "game.variant.no_progress_limit",
+				Message: "must be 0 (off) or more"}}},
+			`{"id":"g3","error":{"code":"INVALID_ARGUMENT","reason":"INVALID_REQUEST",` +
+				`"field":"game.variant.no_progress_limit","message":"must be 0 (off) or more"}}`},
+
 		// GameService requests and responses.
 		{"create game request", &damonev1.CreateGameRequest{Game: &damonev1.Game{Variant: &damonev1.Variant{
 			NoProgressLimit: proto.Int32(0)}}},
@@ -365,6 +412,28 @@ func TestExplicitPresence(t *testing.T) {
 	}
 	if proto.Equal(&unset, &off) {
 		t.Error("unset and off variants are equal")
+	}
+}
+
+// TestExplicitPresenceOfVerdictFields: a verdict's end_ply 0 (the start
+// was already decided) is sent, unlike an unset one (the game goes on);
+// an empty pdn is a given, empty PDN, unlike none.
+func TestExplicitPresenceOfVerdictFields(t *testing.T) {
+	decided, _ := marshal.Marshal(&damonev1.ValidateGameResponse{EndPly: proto.Int32(0)})
+	goesOn, _ := marshal.Marshal(&damonev1.ValidateGameResponse{})
+	if !reflect.DeepEqual(jsonValue(t, string(decided)), map[string]any{"end_ply": float64(0)}) ||
+		!reflect.DeepEqual(jsonValue(t, string(goesOn)), map[string]any{}) {
+		t.Errorf("end_ply 0 marshals to %s, unset to %s; want {\"end_ply\":0} and {}", decided, goesOn)
+	}
+	var empty, none damonev1.ValidateGameRequest
+	if err := unmarshal.Unmarshal([]byte(`{"pdn":""}`), &empty); err != nil {
+		t.Fatal(err)
+	}
+	if err := unmarshal.Unmarshal([]byte(`{"moves":[]}`), &none); err != nil {
+		t.Fatal(err)
+	}
+	if empty.Pdn == nil || none.Pdn != nil {
+		t.Errorf(`{"pdn":""} gives pdn %v, {"moves":[]} gives %v; want present and absent`, empty.Pdn, none.Pdn)
 	}
 }
 
@@ -550,4 +619,143 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// rpcDoc is one RPC's leading comment in a service proto.
+type rpcDoc struct {
+	service, method, comment string
+}
+
+var serviceProtos = []string{
+	"../../proto/damone/v1/rules_service.proto",
+	"../../proto/damone/v1/game_service.proto",
+	"../../proto/damone/v1/analysis_service.proto",
+}
+
+// loadRPCDocs reads every RPC's comment from the service protos (the
+// generated descriptors carry no comments).
+func loadRPCDocs(t *testing.T) []rpcDoc {
+	t.Helper()
+	serviceRE := regexp.MustCompile(`^service (\w+) \{`)
+	rpcRE := regexp.MustCompile(`^rpc (\w+)\(`)
+	var out []rpcDoc
+	for _, file := range serviceProtos {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var service string
+		var comment []string
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(line, "//"):
+				comment = append(comment, strings.TrimSpace(strings.TrimPrefix(line, "//")))
+				continue
+			case serviceRE.MatchString(line):
+				service = serviceRE.FindStringSubmatch(line)[1]
+			case rpcRE.MatchString(line):
+				out = append(out, rpcDoc{service, rpcRE.FindStringSubmatch(line)[1], strings.Join(comment, "\n")})
+			}
+			comment = nil
+		}
+	}
+	return out
+}
+
+// TestEveryRPCDocumentsErrorsAndRoute: every RPC's comment has an Errors
+// paragraph whose codes and reasons exist (gRPC codes, ErrorReason), whose
+// `limit` values are documented with LIMIT_EXCEEDED in error_reason.proto
+// and docs/api.md, and an HTTP line giving the route of damone_http.yaml,
+// which docs/api.md's table of REST routes lists too.
+func TestEveryRPCDocumentsErrorsAndRoute(t *testing.T) {
+	docs := loadRPCDocs(t)
+	methods := 0
+	for _, fd := range []protoreflect.FileDescriptor{damonev1.File_damone_v1_rules_service_proto,
+		damonev1.File_damone_v1_game_service_proto, damonev1.File_damone_v1_analysis_service_proto} {
+		for i := range fd.Services().Len() {
+			methods += fd.Services().Get(i).Methods().Len()
+		}
+	}
+	if len(docs) != methods {
+		t.Fatalf("found %d rpc comments in the service protos, the descriptors have %d methods", len(docs), methods)
+	}
+	codes := map[string]bool{}
+	for _, c := range []string{"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+		"ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+		"UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"} {
+		codes[c] = true
+	}
+	reasons := map[string]bool{}
+	for i := range damonev1.ErrorReason(0).Descriptor().Values().Len() {
+		reasons[strings.TrimPrefix(string(damonev1.ErrorReason(0).Descriptor().Values().Get(i).Name()), "ERROR_REASON_")] = true
+	}
+	reasonProto, err := os.ReadFile("../../proto/damone/v1/error_reason.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, limitDoc, _ := strings.Cut(string(reasonProto), "RESOURCE_EXHAUSTED: a server limit was reached.")
+	limitDoc, _, _ = strings.Cut(limitDoc, "ERROR_REASON_LIMIT_EXCEEDED")
+	apiDoc, err := os.ReadFile(apiDocFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apiLimitRow, apiRoutes string
+	for _, line := range strings.Split(string(apiDoc), "\n") {
+		if strings.Contains(line, "| `LIMIT_EXCEEDED` |") {
+			apiLimitRow = line
+		}
+		if strings.HasPrefix(line, "| `") && (strings.Contains(line, "` | `POST /v1/") || strings.Contains(line, "` | `GET /v1/")) {
+			apiRoutes += line + "\n"
+		}
+	}
+	routes := map[string]string{}
+	for _, r := range loadHTTPRules(t) {
+		if r.Post != "" {
+			routes[r.Selector] = "POST " + r.Post
+		} else {
+			routes[r.Selector] = "GET " + r.Get
+		}
+	}
+	pairRE := regexp.MustCompile(`\b([A-Z][A-Z_]+[A-Z])\s+(?:\(|with reason\s+)([A-Z][A-Z_]+[A-Z])\b`)
+	limitRE := regexp.MustCompile("`limit` = `([a-z_]+)`")
+	httpRE := regexp.MustCompile("HTTP: `((?:GET|POST) [^`?]+)")
+	nPairs, nLimits := 0, 0
+	defer func() {
+		t.Logf("%d RPCs: %d documented code (reason) pairs, %d `limit` values", len(docs), nPairs, nLimits)
+	}()
+	for _, d := range docs {
+		name := "damone.v1." + d.service + "." + d.method
+		_, errorsPart, ok := strings.Cut(d.comment, "Errors")
+		if !ok {
+			t.Errorf("%s: no Errors paragraph in its comment", name)
+		}
+		errorsPart, _, _ = strings.Cut(errorsPart, "HTTP:")
+		pairs := pairRE.FindAllStringSubmatch(errorsPart, -1)
+		if ok && len(pairs) == 0 {
+			t.Errorf("%s: its Errors paragraph names no CODE (REASON)", name)
+		}
+		nPairs += len(pairs)
+		for _, p := range pairs {
+			if !codes[p[1]] || !reasons[p[2]] {
+				t.Errorf("%s: documents %s (%s): want a gRPC code and an ErrorReason", name, p[1], p[2])
+			}
+		}
+		for _, l := range limitRE.FindAllStringSubmatch(d.comment, -1) {
+			nLimits++
+			if !strings.Contains(limitDoc, "`"+l[1]+"`") {
+				t.Errorf("%s: limit %q is not documented with LIMIT_EXCEEDED in error_reason.proto", name, l[1])
+			}
+			if !strings.Contains(apiLimitRow, "`"+l[1]+"`") {
+				t.Errorf("%s: limit %q is not in docs/api.md's LIMIT_EXCEEDED row", name, l[1])
+			}
+		}
+		h := httpRE.FindStringSubmatch(d.comment)
+		if h == nil || h[1] != routes[name] {
+			t.Errorf("%s: comment's HTTP line %v; damone_http.yaml has %q", name, h, routes[name])
+		}
+		if !strings.Contains(apiRoutes, "| `"+d.service+"."+d.method+"` | `"+routes[name]) {
+			t.Errorf("%s: docs/api.md's REST routes table has no row `%s.%s` | `%s`", name, d.service, d.method, routes[name])
+		}
+	}
 }
