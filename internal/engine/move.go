@@ -95,6 +95,21 @@ func (m Move) String() string {
 	return b.String()
 }
 
+// AppendNotation appends the move in the notation String returns to b,
+// without allocating when b has room (3 bytes a square).
+func (m *Move) AppendNotation(b []byte) []byte {
+	b = append(b, m.from.String()...)
+	if m.n == 0 {
+		b = append(b, '-')
+		return append(b, m.to.String()...)
+	}
+	for _, s := range m.path[:m.n] {
+		b = append(b, 'x')
+		b = append(b, s.String()...)
+	}
+	return b
+}
+
 // priorityKey orders complete capture sequences by RULES.md, Captures,
 // Priority: count, then the capturer's rank, then the captured ranks sorted
 // high to low compared position by position. With equal counts the last

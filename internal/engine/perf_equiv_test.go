@@ -188,3 +188,19 @@ func sameError(a, b error) bool {
 	}
 	return a.Error() == b.Error()
 }
+
+// AppendNotation writes what String returns, for every legal move of the
+// benchmark positions.
+func TestAppendNotation(t *testing.T) {
+	for _, text := range movegenPositions {
+		p, err := ParsePosition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range p.LegalMoves() {
+			if got := string(m.AppendNotation([]byte("x"))); got != "x"+m.String() {
+				t.Errorf("%s: AppendNotation %q, String %q", text, got, m.String())
+			}
+		}
+	}
+}

@@ -86,7 +86,7 @@ func (s *RulesServer) validate(prefix string, req *damonev1.ValidateGameRequest)
 	if err != nil {
 		return nil, badField(prefix+"variant", "%v", err)
 	}
-	return verdictToProto(v), nil
+	return verdictToProto(v, moves), nil
 }
 
 // gameOf reads the variant and the moves of a ValidateGame request.
@@ -102,19 +102,17 @@ func (s *RulesServer) gameOf(prefix string, req *damonev1.ValidateGameRequest) (
 }
 
 // verdictToProto writes a verdict in the API's terms; the refusal of the
-// first illegal move is what ApplyMove would answer for it.
-func verdictToProto(v *validation.Verdict) *damonev1.ValidateGameResponse {
+// first illegal move is what ApplyMove would answer for it. given are the
+// moves as the request gave them.
+func verdictToProto(v *validation.Verdict, given []string) *damonev1.ValidateGameResponse {
 	out := &damonev1.ValidateGameResponse{
 		Valid:           v.Valid(),
 		FirstIllegalPly: int32(v.IllegalPly),
 		IllegalMove:     v.IllegalMove,
-		Moves:           make([]string, len(v.Moves)),
+		Moves:           notations(v.Moves, given),
 		Ply:             int32(len(v.Moves)),
 		Outcome:         outcomeToProto(v.Outcome),
 		FinalPosition:   positionToProto(&v.Final),
-	}
-	for i := range v.Moves {
-		out.Moves[i] = v.Moves[i].String()
 	}
 	if v.Outcome.Over() {
 		out.EndPly = ptr(int32(v.EndPly))
@@ -139,6 +137,24 @@ func verdictToProto(v *validation.Verdict) *damonev1.ValidateGameResponse {
 		out.Message = st.Message()
 		if info := errorInfo(st); info != nil {
 			out.Reason, out.Metadata, out.Cause = info.Reason, info.Metadata, info.Metadata["cause"]
+		}
+	}
+	return out
+}
+
+// notations returns the moves in full notation. A move given in exactly
+// that form (the usual case) is answered with the request's own string,
+// so a game costs no string per ply; any other form (short, upper case,
+// white space) gets its own.
+func notations(moves []engine.Move, given []string) []string {
+	out := make([]string, len(moves))
+	var buf [3 + 3*engine.MaxCaptures]byte
+	for i := range moves {
+		b := moves[i].AppendNotation(buf[:0])
+		if i < len(given) && string(b) == given[i] {
+			out[i] = given[i]
+		} else {
+			out[i] = string(b)
 		}
 	}
 	return out

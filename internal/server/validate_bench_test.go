@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"io"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/mem"
@@ -110,3 +113,31 @@ func (st *benchStream) Send(resp *damonev1.ValidateGamesResponse) error {
 }
 
 func (st *benchStream) Context() context.Context { return context.Background() }
+
+// The verdict's moves are in full notation whatever form was given; the
+// request's own string is reused only when it is that notation.
+func TestNotationsReuseGivenText(t *testing.T) {
+	s := NewRulesServer(8, DefaultMaxGamePlies, noObserver{})
+	games, err := benchgames.Games(1, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := games[0]
+	given := slices.Clone(want)
+	given[1], given[2] = strings.ToUpper(given[1]), " "+given[2]
+	resp, err := s.ValidateGame(context.Background(), &damonev1.ValidateGameRequest{Moves: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Valid || len(resp.Moves) != len(want) {
+		t.Fatalf("valid %v, moves %q (%s)", resp.Valid, resp.Moves, resp.Message)
+	}
+	for i := range want {
+		if resp.Moves[i] != want[i] {
+			t.Errorf("move %d given as %q answered %q, want %q", i+1, given[i], resp.Moves[i], want[i])
+		}
+	}
+	if unsafe.StringData(resp.Moves[0]) != unsafe.StringData(given[0]) {
+		t.Error("a move given in full notation was copied, not reused")
+	}
+}
