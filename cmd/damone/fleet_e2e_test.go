@@ -233,6 +233,9 @@ func TestRulesFleetBalancesAndSurvivesAKill(t *testing.T) {
 	default:
 		t.Fatal("the victim replica is still running")
 	}
+	if doneAtKill > calls/2 {
+		t.Fatalf("the kill came after %.0f of %d calls: too late to test the calls after it", doneAtKill, calls)
+	}
 
 	// Each replica's share of the calls it could have had: the victim's
 	// until it was killed, the others' of every call. round_robin gives
