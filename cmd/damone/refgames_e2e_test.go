@@ -81,7 +81,8 @@ type refCase struct {
 	move    string   // the first illegal move
 	cause   string   // NO_PIECE or OPPONENT_PIECE when the board decides it
 	match   []string // for refAmbiguous: the matching legal moves, sorted
-	// theirs: the move's origin holds a piece of the side not to move.
+	// theirs: the move's origin holds a piece of the side not to move
+	// (counted for the log).
 	theirs bool
 }
 
@@ -392,7 +393,7 @@ func derefOr(p *int) any {
 func refTally(cases []*refCase) string {
 	endings := map[string]int{}
 	kinds := map[string]int{}
-	decided := 0
+	decided, theirs := 0, 0
 	for _, c := range cases {
 		e := c.g.Expected
 		if e.Outcome != nil {
@@ -405,13 +406,17 @@ func refTally(cases []*refCase) string {
 		}
 		if !e.Valid {
 			kinds[refKindNames[c.kind]]++
+			if c.theirs {
+				theirs++
+			}
 		}
 	}
 	invalid := 0
 	for _, n := range kinds {
 		invalid += n
 	}
-	return fmt.Sprintf("%d games: endings %v (%d decided at the start); %d invalid: %v", len(cases), endings, decided, invalid, kinds)
+	return fmt.Sprintf("%d games: endings %v (%d decided at the start); %d invalid: %v (%d of them a move of the other side's piece)",
+		len(cases), endings, decided, invalid, kinds, theirs)
 }
 
 // refGameServiceResult is what the GameService path saw of one game.
@@ -446,8 +451,8 @@ func refPlayGame(t *testing.T, ctx context.Context, s *svServer, c *refCase) *re
 	for i, mv := range c.g.Moves {
 		// The token of the side to move, whoever's piece the move names:
 		// a move of the other side's piece is then judged as a move
-		// (ILLEGAL_MOVE, cause OPPONENT_PIECE), not refused as
-		// NOT_YOUR_TURN, as the reference counts it.
+		// (ILLEGAL_MOVE, cause OPPONENT_PIECE), as the reference counts
+		// it, not refused as NOT_YOUR_TURN.
 		side := game.GetPosition().GetSideToMove()
 		mr, err := s.games.MakeMove(svAuth(ctx, tokens[side]), &damonev1.MakeMoveRequest{Name: name, Move: mv})
 		if err != nil {
@@ -515,19 +520,15 @@ func refCheckRefusal(t *testing.T, c *refCase, err error) string {
 		return ""
 	}
 	// MakeMove's checks come in the documented order (docs/api.md, error
-	// model): INVALID_ARGUMENT, ..., PERMISSION_DENIED, ...,
-	// FAILED_PRECONDITION (GAME_OVER, then the move). The token of the side
-	// to move on the other side's piece is PERMISSION_DENIED (WRONG_TOKEN,
-	// "the piece on c4 is black's; this token is red's"): the service takes
-	// the owner of the piece on the origin as the side concerned, so it
-	// never judges such a move as a move (ValidateGame's ILLEGAL_MOVE,
-	// cause OPPONENT_PIECE), even after the end.
+	// model): INVALID_ARGUMENT, then (the token being one of the game's)
+	// FAILED_PRECONDITION: GAME_OVER, NOT_YOUR_TURN (never here: the token
+	// is the side to move's), then the move. The token alone decides the
+	// side (WRONG_TOKEN is only for a token that is neither of the game's),
+	// so a move of the other side's piece is judged as a move: ILLEGAL_MOVE
+	// with cause OPPONENT_PIECE, as ValidateGame says.
 	wantCode, wantReason := codes.FailedPrecondition, refReasons[c.kind]
-	switch {
-	case c.kind == refMalformed || (c.kind == refGameOver && !refWellFormed(c.move)):
+	if c.kind == refMalformed || (c.kind == refGameOver && !refWellFormed(c.move)) {
 		wantCode, wantReason = codes.InvalidArgument, "INVALID_REQUEST"
-	case c.theirs:
-		wantCode, wantReason = codes.PermissionDenied, "WRONG_TOKEN"
 	}
 	if st.Code() != wantCode || info == nil || info.GetReason() != wantReason || info.GetDomain() != "damone.v1" {
 		t.Errorf("GameService %s: %q refused with %v %v (%s); want %v %s (%s)", c.g.ID, c.move, st.Code(), info, st.Message(), wantCode, wantReason, refKindNames[c.kind])
@@ -535,8 +536,6 @@ func refCheckRefusal(t *testing.T, c *refCase, err error) string {
 	}
 	md := info.GetMetadata()
 	switch {
-	case wantCode == codes.PermissionDenied:
-		return ""
 	case wantCode == codes.InvalidArgument:
 		if !slices.Equal(fields, []string{"move"}) {
 			t.Errorf("GameService %s: %q: field violations %v; want [move]", c.g.ID, c.move, fields)
@@ -609,7 +608,7 @@ func refCompareWithGameService(t *testing.T, path string, c *refCase, v refVerdi
 	if v.positions != nil && !slices.Equal(v.positions, r.positions) {
 		t.Errorf("%s %s: positions %v; GameService had %v", path, c.g.ID, v.positions, r.positions)
 	}
-	if c.kind == refIllegal && !c.theirs && v.cause != r.cause {
+	if c.kind == refIllegal && v.cause != r.cause {
 		t.Errorf("%s %s: cause %q; MakeMove gave %q", path, c.g.ID, v.cause, r.cause)
 	}
 }
