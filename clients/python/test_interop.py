@@ -5,16 +5,23 @@ damone server, over gRPC. `make interop` starts the server and runs them:
         /usr/bin/python3 clients/python/test_interop.py
 
 DAMONE_INTEROP_SEED (default 7) seeds the choice of moves in the whole game.
+DAMONE_HTTP_ADDR (host:port of the same server's REST gateway), if set,
+adds the REST checks. The reference games are read from
+internal/refgames/games.jsonl, relative to the repository's root.
 The last line printed is `N passed, N failed`.
 """
 
+import json
 import os
 import random
 import sys
 import threading
 import unittest
+import urllib.error
+import urllib.request
 
 import grpc
+from google.protobuf import json_format
 
 from damone.v1 import board_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 from damone.v1 import outcome_pb2, rules_service_pb2, rules_service_pb2_grpc, variant_pb2
@@ -24,6 +31,22 @@ START = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"
 START_MOVES = ["d1-c2", "e2-d3", "f1-g2", "f3-e4", "g4-f5", "h1-g2", "h3-g2", "h5-g6"]
 MAX_PLIES = 2000  # a safety net: the no-progress rule ends games long before
 TIMEOUT = 30  # seconds, for every call and stream
+
+
+REF_GAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                              "internal", "refgames", "games.jsonl")
+
+
+def reference_sample():
+    """A sample of the reference games (worked out independently from
+    RULES.md): every 30th game and the first whose start is already decided."""
+    with open(REF_GAMES_FILE, encoding="utf-8") as f:
+        games = [json.loads(line) for line in f if line.strip()]
+    sample = games[::30]
+    decided = next(g for g in games if g["expected"]["end_ply"] == 0)
+    if decided not in sample:
+        sample.append(decided)
+    return sample
 
 
 def bearer(token):
@@ -214,10 +237,19 @@ class InteropTest(unittest.TestCase):
         self.assertEqual(info.metadata["move"], "e2-e4")
         self.assertEqual(info.metadata["legal_moves"].split(","), START_MOVES)
 
-        # Black's token moving a Red piece: PERMISSION_DENIED, WRONG_TOKEN.
+        # The token alone decides the side (docs/api.md): a token that is
+        # neither of the game's is PERMISSION_DENIED, WRONG_TOKEN; Black's
+        # token moving a Red piece on Red's turn is NOT_YOUR_TURN; Red's
+        # token moving a Black piece is judged as a move: ILLEGAL_MOVE,
+        # cause OPPONENT_PIECE.
+        code, info, _ = self.failure(self.make_move, name, "e2-d3", red + "x")
+        self.assertEqual((code, info.reason), (grpc.StatusCode.PERMISSION_DENIED, "WRONG_TOKEN"))
         code, info, _ = self.failure(self.make_move, name, "e2-d3", black)
-        self.assertEqual(code, grpc.StatusCode.PERMISSION_DENIED)
-        self.assertEqual(info.reason, "WRONG_TOKEN")
+        self.assertEqual((code, info.reason), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"))
+        self.assertEqual(dict(info.metadata), {"side": "SIDE_BLACK", "side_to_move": "SIDE_RED"})
+        code, info, _ = self.failure(self.make_move, name, "a4-b3", red)
+        self.assertEqual((code, info.reason), (grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_MOVE"))
+        self.assertEqual(info.metadata["cause"], "OPPONENT_PIECE")
 
         # No token: UNAUTHENTICATED; Black moving while Red is to move: NOT_YOUR_TURN.
         code, info, _ = self.failure(self.make_move, name, "e2-d3")
@@ -265,6 +297,119 @@ class InteropTest(unittest.TestCase):
         # Past the latest sequence: OUT_OF_RANGE.
         code, info, _ = self.failure(self.watch, name, 7)
         self.assertEqual((code, info.reason), (grpc.StatusCode.OUT_OF_RANGE, "SEQUENCE_OUT_OF_RANGE"))
+
+
+class ValidateTest(unittest.TestCase):
+    """ValidateGame and ValidateGames on reference games."""
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.games = reference_sample()
+
+    def check_verdict(self, game, verdict):
+        """A verdict (ValidateGameResponse, or its JSON as a dict) against
+        the reference game's expected one."""
+        e = game["expected"]
+        if isinstance(verdict, dict):  # REST: the documented JSON, defaults omitted
+            outcome = verdict.get("outcome")
+            got = {
+                "valid": verdict.get("valid", False),
+                "first_illegal_ply": verdict.get("first_illegal_ply", 0),
+                "ply": verdict.get("ply", 0),
+                "moves": len(verdict.get("moves", [])),
+                "end_ply": verdict.get("end_ply"),
+                "outcome": {"result": outcome["result"], "reason": outcome["reason"]} if outcome else None,
+                "final_position": verdict["final_position"]["text"],
+                "illegal_move": verdict.get("illegal_move", ""),
+            }
+        else:
+            got = {
+                "valid": verdict.valid,
+                "first_illegal_ply": verdict.first_illegal_ply,
+                "ply": verdict.ply,
+                "moves": len(verdict.moves),
+                "end_ply": verdict.end_ply if verdict.HasField("end_ply") else None,
+                "outcome": {"result": outcome_pb2.OutcomeResult.Name(verdict.outcome.result),
+                            "reason": outcome_pb2.OutcomeReason.Name(verdict.outcome.reason)}
+                if verdict.HasField("outcome") else None,
+                "final_position": verdict.final_position.text,
+                "illegal_move": verdict.illegal_move,
+            }
+        want = {
+            "valid": e["valid"],
+            "first_illegal_ply": e["first_illegal_ply"],
+            "ply": e["ply"],
+            "moves": e["ply"],
+            "end_ply": e["end_ply"],
+            "outcome": e["outcome"],
+            "final_position": e["final_position"],
+            "illegal_move": "" if e["valid"] else game["moves"][e["first_illegal_ply"] - 1],
+        }
+        self.assertEqual(got, want, game["id"])
+
+    def request(self, game):
+        return rules_service_pb2.ValidateGameRequest(
+            variant=json_format.ParseDict(game["variant"], variant_pb2.Variant()), moves=game["moves"])
+
+    def test_validate_game(self):
+        for game in self.games:
+            with self.subTest(game=game["id"]):
+                self.check_verdict(game, Client.rules.ValidateGame(self.request(game), timeout=TIMEOUT))
+        self.assertTrue(any(not g["expected"]["valid"] for g in self.games))
+        self.assertTrue(any(g["expected"]["outcome"] for g in self.games))
+
+        # An invalid variant is an error, not a verdict.
+        with self.assertRaises(grpc.RpcError) as ctx:
+            Client.rules.ValidateGame(rules_service_pb2.ValidateGameRequest(
+                variant=variant_pb2.Variant(no_progress_limit=-1), moves=["e2-d3"]), timeout=TIMEOUT)
+        status = status_details(ctx.exception)
+        self.assertEqual(ctx.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        [info] = find_details(status, error_details_pb2.ErrorInfo)
+        self.assertEqual((info.reason, info.domain), ("INVALID_REQUEST", "damone.v1"))
+        [bad_request] = find_details(status, error_details_pb2.BadRequest)
+        self.assertEqual([v.field for v in bad_request.field_violations], ["variant.no_progress_limit"])
+
+    def test_validate_games_stream(self):
+        requests = [rules_service_pb2.ValidateGamesRequest(id=g["id"], game=self.request(g)) for g in self.games]
+        # A bad game does not end the stream: its answer is an error, in its place.
+        requests.insert(1, rules_service_pb2.ValidateGamesRequest(
+            id="bad variant", game=rules_service_pb2.ValidateGameRequest(
+                variant=variant_pb2.Variant(no_progress_limit=-1))))
+        answers = list(Client.rules.ValidateGames(iter(requests), timeout=TIMEOUT))
+        self.assertEqual([a.id for a in answers], [r.id for r in requests], "one answer per request, in order")
+        bad = answers.pop(1)
+        self.assertEqual(bad.WhichOneof("answer"), "error")
+        self.assertEqual((bad.error.code, bad.error.reason, bad.error.field),
+                         ("INVALID_ARGUMENT", "INVALID_REQUEST", "game.variant.no_progress_limit"))
+        for game, answer in zip(self.games, answers):
+            with self.subTest(game=game["id"]):
+                self.assertEqual(answer.WhichOneof("answer"), "result")
+                self.check_verdict(game, answer.result)
+
+    def test_validate_game_rest(self):
+        http = os.environ.get("DAMONE_HTTP_ADDR")
+        if not http:
+            self.skipTest("DAMONE_HTTP_ADDR (the REST gateway's host:port) is not set")
+        for game in self.games:
+            with self.subTest(game=game["id"]):
+                body = json.dumps({"variant": game["variant"], "moves": game["moves"]}).encode()
+                req = urllib.request.Request(f"http://{http}/v1/rules:validateGame", data=body, method="POST",
+                                             headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                    self.assertEqual(resp.status, 200)
+                    self.check_verdict(game, json.load(resp))
+        # An invalid variant: HTTP 400 with the status JSON.
+        req = urllib.request.Request(f"http://{http}/v1/rules:validateGame", method="POST",
+                                     data=b'{"variant": {"no_progress_limit": -1}, "moves": ["e2-d3"]}',
+                                     headers={"Content-Type": "application/json"})
+        with self.assertRaises(urllib.error.HTTPError) as ctx:
+            urllib.request.urlopen(req, timeout=TIMEOUT)
+        self.assertEqual(ctx.exception.code, 400)
+        status = json.load(ctx.exception)
+        self.assertEqual(status["code"], 3)
+        info = [d for d in status["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+        self.assertEqual([i["reason"] for i in info], ["INVALID_REQUEST"])
 
 
 if __name__ == "__main__":

@@ -1,21 +1,37 @@
 // Interop tests: the generated TypeScript client (gen/ts) against a real
-// damone server, over gRPC. `make interop` starts the server and runs them:
+// damone server, over gRPC. They read reference games from
+// internal/refgames/games.jsonl, so they run from the repository's root.
+// `make interop` starts the server and runs them:
 //
 //   DAMONE_GRPC_ADDR=127.0.0.1:9090 node --test build/ts/clients/ts/interop.test.js
 //
 // DAMONE_INTEROP_SEED (default 7) seeds the choice of moves in the whole game.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 
-import { create, equals } from "@bufbuild/protobuf";
+import { create, equals, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import { Side } from "../../gen/ts/damone/v1/board_pb.js";
 import { GameEventSchema, GameStatus, type GameEvent } from "../../gen/ts/damone/v1/game_pb.js";
 import { GameService } from "../../gen/ts/damone/v1/game_service_pb.js";
-import { OutcomeReason, OutcomeResult, OutcomeSchema, type Outcome } from "../../gen/ts/damone/v1/outcome_pb.js";
-import { RulesService } from "../../gen/ts/damone/v1/rules_service_pb.js";
+import {
+  OutcomeReason,
+  OutcomeReasonSchema,
+  OutcomeResult,
+  OutcomeResultSchema,
+  OutcomeSchema,
+  type Outcome,
+} from "../../gen/ts/damone/v1/outcome_pb.js";
+import {
+  RulesService,
+  ValidateGamesRequestSchema,
+  type ValidateGameResponse,
+  type ValidateGamesRequest,
+  type ValidateGamesResponse,
+} from "../../gen/ts/damone/v1/rules_service_pb.js";
 import { VariantSchema } from "../../gen/ts/damone/v1/variant_pb.js";
 import { BadRequestSchema, ErrorInfoSchema, type ErrorInfo } from "../../gen/ts/google/rpc/error_details_pb.js";
 
@@ -49,6 +65,67 @@ function seededPick(s: number): (n: number) => number {
     x >>>= 0;
     return x % n;
   };
+}
+
+// A sample of the reference games (internal/refgames/games.jsonl, worked
+// out independently from RULES.md; the tests run from the repository's
+// root): every 30th game and the first whose start is already decided.
+type RefGame = {
+  id: string;
+  variant: JsonValue;
+  moves: string[];
+  expected: {
+    valid: boolean;
+    first_illegal_ply: number;
+    ply: number;
+    end_ply: number | null;
+    outcome: { result: string; reason: string } | null;
+    final_position: string;
+  };
+};
+const REF_GAMES: RefGame[] = (() => {
+  const all: RefGame[] = readFileSync("internal/refgames/games.jsonl", "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
+  const sample = all.filter((_, i) => i % 30 === 0);
+  const decided = all.find((g) => g.expected.end_ply === 0);
+  assert.ok(decided, "the reference has a decided start");
+  if (!sample.includes(decided)) sample.push(decided);
+  return sample;
+})();
+
+// Checks a verdict against a reference game's expected one.
+function checkVerdict(g: RefGame, v: ValidateGameResponse | undefined) {
+  const e = g.expected;
+  assert.ok(v, `${g.id}: a verdict`);
+  const got = {
+    valid: v.valid,
+    firstIllegalPly: v.firstIllegalPly,
+    ply: v.ply,
+    moves: v.moves.length,
+    endPly: v.endPly ?? null,
+    outcome: v.outcome
+      ? { result: OutcomeResultSchema.value[v.outcome.result].name, reason: OutcomeReasonSchema.value[v.outcome.reason].name }
+      : null,
+    finalPosition: v.finalPosition?.text,
+    illegalMove: v.illegalMove,
+  };
+  assert.deepEqual(
+    got,
+    {
+      valid: e.valid,
+      firstIllegalPly: e.first_illegal_ply,
+      ply: e.ply,
+      moves: e.ply,
+      endPly: e.end_ply,
+      outcome: e.outcome,
+      finalPosition: e.final_position,
+      illegalMove: e.valid ? "" : g.moves[e.first_illegal_ply - 1],
+    },
+    g.id,
+  );
+  assert.equal(v.reason === "", e.valid, `${g.id}: a reason exactly when invalid`);
 }
 
 // The call must fail: returns its error and its ErrorInfo detail.
@@ -191,10 +268,21 @@ test("errors: malformed move, illegal move, the other side's token", async () =>
   assert.equal(illegal.info.metadata["move"], "e2-e4");
   assert.deepEqual(illegal.info.metadata["legal_moves"].split(","), START_MOVES);
 
-  // Black's token moving a Red piece: PERMISSION_DENIED, WRONG_TOKEN.
+  // The token alone decides the side (docs/api.md): a token that is
+  // neither of the game's is PERMISSION_DENIED, WRONG_TOKEN; Black's token
+  // moving a Red piece on Red's turn is NOT_YOUR_TURN; Red's token moving a
+  // Black piece is judged as a move: ILLEGAL_MOVE, cause OPPONENT_PIECE.
+  const stranger = await failure(games.makeMove({ name, move: "e2-d3" }, bearer(red + "x")));
+  assert.equal(stranger.err.code, Code.PermissionDenied);
+  assert.equal(stranger.info.reason, "WRONG_TOKEN");
   const wrongSide = await failure(games.makeMove({ name, move: "e2-d3" }, bearer(black)));
-  assert.equal(wrongSide.err.code, Code.PermissionDenied);
-  assert.equal(wrongSide.info.reason, "WRONG_TOKEN");
+  assert.equal(wrongSide.err.code, Code.FailedPrecondition);
+  assert.equal(wrongSide.info.reason, "NOT_YOUR_TURN");
+  assert.deepEqual(wrongSide.info.metadata, { side: "SIDE_BLACK", side_to_move: "SIDE_RED" });
+  const theirs = await failure(games.makeMove({ name, move: "a4-b3" }, bearer(red)));
+  assert.equal(theirs.err.code, Code.FailedPrecondition);
+  assert.equal(theirs.info.reason, "ILLEGAL_MOVE");
+  assert.equal(theirs.info.metadata["cause"], "OPPONENT_PIECE");
 
   // No token at all: UNAUTHENTICATED; a Black move while Red is to move:
   // NOT_YOUR_TURN.
@@ -264,4 +352,57 @@ test("resumes a watch from a sequence number", async () => {
   );
   assert.equal(beyond.err.code, Code.OutOfRange);
   assert.equal(beyond.info.reason, "SEQUENCE_OUT_OF_RANGE");
+});
+
+test("validates reference games one at a time (ValidateGame)", async () => {
+  const counts = { games: 0, invalid: 0, ended: 0 };
+  for (const g of REF_GAMES) {
+    const v = await rules.validateGame({ variant: fromJson(VariantSchema, g.variant), moves: g.moves });
+    checkVerdict(g, v);
+    counts.games++;
+    if (!g.expected.valid) counts.invalid++;
+    if (g.expected.outcome) counts.ended++;
+  }
+  assert.ok(counts.invalid > 0 && counts.ended > 0 && counts.games > counts.invalid);
+
+  // An invalid variant is an error, not a verdict.
+  const bad = await failure(rules.validateGame({ variant: { noProgressLimit: -1 }, moves: ["e2-d3"] }));
+  assert.equal(bad.err.code, Code.InvalidArgument);
+  assert.equal(bad.info.reason, "INVALID_REQUEST");
+  assert.deepEqual(
+    bad.err.findDetails(BadRequestSchema).flatMap((b) => b.fieldViolations.map((v) => v.field)),
+    ["variant.no_progress_limit"],
+  );
+});
+
+test("validates reference games on one stream (ValidateGames)", async () => {
+  const request = (id: string, g: RefGame) =>
+    create(ValidateGamesRequestSchema, { id, game: { variant: fromJson(VariantSchema, g.variant), moves: g.moves } });
+  async function* requests(): AsyncIterable<ValidateGamesRequest> {
+    for (const g of REF_GAMES) yield request(g.id, g);
+    // A bad game does not end the stream: its answer is an error, and the
+    // next game is answered as usual.
+    yield create(ValidateGamesRequestSchema, { id: "bad variant", game: { variant: { noProgressLimit: -1 } } });
+    yield request(REF_GAMES[0].id + " again", REF_GAMES[0]);
+  }
+  const answers: ValidateGamesResponse[] = [];
+  for await (const res of rules.validateGames(requests())) answers.push(res);
+  assert.deepEqual(
+    answers.map((a) => a.id),
+    [...REF_GAMES.map((g) => g.id), "bad variant", REF_GAMES[0].id + " again"],
+    "one answer per request, in order",
+  );
+  REF_GAMES.forEach((g, i) => {
+    const a = answers[i].answer;
+    assert.equal(a.case, "result", `${g.id}: a verdict`);
+    checkVerdict(g, a.value as ValidateGameResponse);
+  });
+  const bad = answers[REF_GAMES.length].answer;
+  assert.equal(bad.case, "error");
+  assert.equal(bad.case === "error" && bad.value.code, "INVALID_ARGUMENT");
+  assert.equal(bad.case === "error" && bad.value.reason, "INVALID_REQUEST");
+  assert.equal(bad.case === "error" && bad.value.field, "game.variant.no_progress_limit");
+  const again = answers[REF_GAMES.length + 1].answer;
+  assert.equal(again.case, "result");
+  checkVerdict(REF_GAMES[0], again.value as ValidateGameResponse);
 });
