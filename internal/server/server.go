@@ -135,7 +135,9 @@ func New(cfg Config) (*Server, error) {
 		// all workers are busy, e.g. with watch streams.
 		grpc.NumStreamWorkers(uint32(runtime.NumCPU())),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second,
-			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: cfg.DrainTimeout}),
+			// The grace lets an analysis started just before the age is
+			// reached run to the server's cap instead of being cut.
+			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, cfg.MaxAnalysisTime+time.Second)}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			s.metrics.GRPC.UnaryServerInterceptor(),
