@@ -222,16 +222,29 @@ type Game struct {
 // NewGame starts a game of the variant (see Variant.InitialPosition for
 // the errors).
 func NewGame(v Variant) (*Game, error) {
+	g := &Game{}
+	if err := g.Reset(v); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Reset starts a new game of the variant in g, as NewGame does, keeping
+// the storage of g's positions and moves for it: a caller that judges
+// game after game allocates them once. On an error g is unchanged.
+func (g *Game) Reset(v Variant) error {
 	start, err := v.InitialPosition()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if v.WinCondition == 0 {
 		v.WinCondition = CaptureAllPieces
 	}
-	g := &Game{variant: v, positions: []Position{start}}
+	g.variant = v
+	g.positions = append(g.positions[:0], start)
+	g.moves = g.moves[:0]
 	g.outcome = v.PositionOutcome(&start)
-	return g, nil
+	return nil
 }
 
 // Variant returns the game's rule settings.

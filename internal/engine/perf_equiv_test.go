@@ -204,3 +204,39 @@ func TestAppendNotation(t *testing.T) {
 		}
 	}
 }
+
+// A game Reset after another is the game NewGame starts, whatever its
+// storage held.
+func TestGameReset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	g, _ := NewGame(DefaultVariant())
+	for range 60 {
+		pos := g.Position()
+		legal := pos.LegalMoves()
+		if len(legal) == 0 || g.Outcome().Over() {
+			break
+		}
+		if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := DefaultVariant()
+	v.Setup, v.WinCondition = SetupNoDamone, 0
+	fresh, err := NewGame(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Reset(v); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g.Variant(), fresh.Variant()) || g.Ply() != 0 || g.Position() != fresh.Position() ||
+		g.Outcome() != fresh.Outcome() || len(g.History()) != 0 {
+		t.Errorf("after Reset: variant %+v, ply %d, position %s, outcome %v; want %+v, 0, %s, %v",
+			g.Variant(), g.Ply(), g.Position().String(), g.Outcome(), fresh.Variant(), fresh.Position().String(), fresh.Outcome())
+	}
+	bad := DefaultVariant()
+	bad.NoProgressLimit = -1
+	if err := g.Reset(bad); err == nil || g.Variant() != fresh.Variant() {
+		t.Errorf("Reset with a bad variant: %v, variant now %+v", err, g.Variant())
+	}
+}

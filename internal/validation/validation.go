@@ -6,8 +6,26 @@
 package validation
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/damone-rules/damone/internal/engine"
 )
+
+// games recycles the engine's games, whose storage (a position per ply,
+// kept for the repetition rule) would otherwise be allocated and cleared
+// afresh for every game judged.
+var games sync.Pool
+
+// maxPooledMoves bounds the games kept for reuse, so that the storage
+// made for one very long game does not stay alive in the pool.
+const maxPooledMoves = 1024
+
+func release(g *engine.Game, moves int) {
+	if moves <= maxPooledMoves {
+		games.Put(g)
+	}
+}
 
 // Options says what a Verdict records beyond the verdict itself.
 type Options struct {
@@ -48,10 +66,14 @@ func (v *Verdict) Valid() bool { return v.IllegalPly == 0 }
 // must be valid (see engine.Variant.InitialPosition, whose error it
 // returns); an illegal or unfinished game is a Verdict, not an error.
 func Game(variant engine.Variant, moves []string, opt Options) (*Verdict, error) {
-	g, err := engine.NewGame(variant)
-	if err != nil {
+	g, _ := games.Get().(*engine.Game)
+	if g == nil {
+		g = new(engine.Game)
+	}
+	if err := g.Reset(variant); err != nil {
 		return nil, err
 	}
+	defer release(g, len(moves))
 	g.Grow(len(moves))
 	v := &Verdict{}
 	if opt.Positions {
@@ -66,7 +88,7 @@ func Game(variant engine.Variant, moves []string, opt Options) (*Verdict, error)
 			v.Positions = append(v.Positions, g.Position())
 		}
 	}
-	v.Moves = g.MovesView()
+	v.Moves = slices.Clone(g.MovesView()) // g goes back to the pool
 	v.Outcome = g.Outcome()
 	if v.Outcome.Over() {
 		v.EndPly = g.Ply()
