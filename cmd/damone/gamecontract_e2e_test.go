@@ -1,16 +1,23 @@
 package main
 
 // End-to-end tests of GameService against its contract (game.proto,
-// game_service.proto, docs/api.md): the order of MakeMove's checks. Over
-// gRPC and REST, on the real binary; expected values are worked out from
-// the contract and RULES.md.
+// game_service.proto, docs/api.md): the order of MakeMove's checks, what
+// a replayed request id answers (also after restarts), and the bounds of
+// request ids. Over gRPC and REST, on the real binary; expected values are
+// worked out from the contract and RULES.md.
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 )
@@ -201,5 +208,242 @@ func TestServeMoveCheckOrder(t *testing.T) {
 			t.Errorf("%s changed: etag %s ply %d last event %d, want %s %d %d", g.GetName(), g.GetEtag(), g.GetPly(),
 				g.GetLastEventSequence(), c.want.GetEtag(), c.want.GetPly(), c.want.GetLastEventSequence())
 		}
+	}
+}
+
+// gcReplyStart is the repro: a Damone each, far apart, so each
+// side's Damone steps where the other's stood two plies before.
+const gcReplyStart = "R:RMd3:BMf5:0"
+
+// TestServeRetryAfterReplyAnswersFirstResponse: a request id that already
+// succeeded answers with the first response again, even after the
+// opponent replied and the origin of the move now holds the opponent's
+// piece, and with a precondition that no longer holds (docs/api.md:
+// the replay comes before ABORTED and FAILED_PRECONDITION).
+func TestServeRetryAfterReplyAnswersFirstResponse(t *testing.T) {
+	s := svStart(t)
+	ctx := svCtx(t)
+	t.Run("grpc", func(t *testing.T) {
+		cr := svNewGame(t, ctx, s, gcReplyStart)
+		name, red, black := cr.GetGame().GetName(), cr.GetRedToken(), cr.GetBlackToken()
+		req := &damonev1.MakeMoveRequest{Name: name, Move: "d3-c4", RequestId: "0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20",
+			Precondition: &damonev1.MakeMoveRequest_ExpectedPly{ExpectedPly: 0}}
+		first, err := s.games.MakeMove(svAuth(ctx, red), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first response, worked out: a Damone step is no progress.
+		if first.GetMove().GetNotation() != "d3-c4" || first.GetEventSequence() != 2 || first.GetGame().GetPly() != 1 ||
+			first.GetGame().GetPosition().GetText() != "B:RMc4:BMf5:1" || first.GetGame().GetLastEventSequence() != 2 {
+			t.Fatalf("first response %v", first)
+		}
+		svMove(t, ctx, s, name, black, "f5-e4")
+		svMove(t, ctx, s, name, red, "c4-b5")
+		now := svMove(t, ctx, s, name, black, "e4-d3").GetGame() // d3 now holds Black's Damone
+		again, err := s.games.MakeMove(svAuth(ctx, red), req)
+		if err != nil {
+			t.Fatalf("retry after the opponent replied: %v, want the first response", err)
+		}
+		if !proto.Equal(again, first) {
+			t.Errorf("retry answered\n%v\nwant the first response\n%v", again, first)
+		}
+		g, err := s.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(g, now) || g.GetPosition().GetText() != "R:RMb5:BMd3:4" {
+			t.Errorf("the retry changed the game: %v, want %v", g, now)
+		}
+		// The same id for another move is refused, now as then.
+		other := proto.Clone(req).(*damonev1.MakeMoveRequest)
+		other.Move = "b5-a6"
+		_, err = s.games.MakeMove(svAuth(ctx, red), other)
+		svWantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST", "request_id", nil)
+		// Neither side's token never reaches the replay.
+		_, err = s.games.MakeMove(svAuth(ctx, "not-a-token"), req)
+		svWantStatus(t, err, codes.PermissionDenied, "WRONG_TOKEN", "", nil)
+	})
+	t.Run("rest", func(t *testing.T) {
+		cr := svNewGame(t, ctx, s, gcReplyStart)
+		name, red, black := cr.GetGame().GetName(), cr.GetRedToken(), cr.GetBlackToken()
+		body := map[string]any{"move": "d3-c4", "request_id": "retry-after-reply", "expected_ply": 0}
+		code, first := gcMoveREST(t, s, name, red, body)
+		if code != 200 {
+			t.Fatalf("first: %d %s", code, first)
+		}
+		for _, m := range []struct{ tok, mv string }{{black, "f5-e4"}, {red, "c4-b5"}, {black, "e4-d3"}} {
+			if code, out := gcMoveREST(t, s, name, m.tok, map[string]any{"move": m.mv}); code != 200 {
+				t.Fatalf("%s: %d %s", m.mv, code, out)
+			}
+		}
+		code, again := gcMoveREST(t, s, name, red, body)
+		if code != 200 {
+			t.Fatalf("retry after the opponent replied: %d %s, want 200 and the first response", code, again)
+		}
+		var a, b any
+		if err := json.Unmarshal(first, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(again, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("retry answered\n%s\nwant the first response\n%s", again, first)
+		}
+	})
+}
+
+// TestServeRetryOfGameEndingMove: the request that ended the game,
+// retried, answers with its first response (the finished game), not
+// GAME_OVER; and Black's use of Red's id is a request of its own (ids are
+// per side).
+func TestServeRetryOfGameEndingMove(t *testing.T) {
+	s := svStart(t)
+	ctx := svCtx(t)
+	cr := svNewGame(t, ctx, s, svOneMoveWin)
+	name := cr.GetGame().GetName()
+	req := &damonev1.MakeMoveRequest{Name: name, Move: "c4xa6", RequestId: "end"}
+	first, err := s.games.MakeMove(svAuth(ctx, cr.GetRedToken()), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.GetGame().GetStatus() != damonev1.GameStatus_GAME_STATUS_FINISHED || first.GetGame().GetLastEventSequence() != 3 {
+		t.Fatalf("c4xa6: %v, want the game finished with events created, move_played, game_ended", first.GetGame())
+	}
+	again, err := s.games.MakeMove(svAuth(ctx, cr.GetRedToken()), req)
+	if err != nil || !proto.Equal(again, first) {
+		t.Fatalf("retry: %v, %v; want the first response %v", again, err, first)
+	}
+	_, err = s.games.MakeMove(svAuth(ctx, cr.GetBlackToken()), &damonev1.MakeMoveRequest{Name: name, Move: "b5-c4", RequestId: "end"})
+	svWantStatus(t, err, codes.FailedPrecondition, "GAME_OVER", "", map[string]string{"result": "OUTCOME_RESULT_RED_WINS"})
+}
+
+// gcRawCodec sends a request's bytes as they are, so a test can send what
+// the Go protobuf library refuses to marshal (a string that is not UTF-8).
+type gcRawCodec struct{}
+
+func (gcRawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+
+func (gcRawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (gcRawCodec) Name() string { return "proto" }
+
+// TestServeRequestIDBounds: a request id is at most 64 bytes of UTF-8
+// (game_service.proto, MakeMoveRequest.request_id); longer, or not UTF-8,
+// is INVALID_ARGUMENT naming request_id, over gRPC and REST, and nothing
+// is played.
+func TestServeRequestIDBounds(t *testing.T) {
+	s := svStart(t)
+	ctx := svCtx(t)
+	long64, long65 := strings.Repeat("a", 64), strings.Repeat("a", 65)
+	e32, e33 := strings.Repeat("é", 32), strings.Repeat("é", 33) // 64 and 66 bytes
+	t.Run("grpc", func(t *testing.T) {
+		for _, id := range []string{long64, e32} {
+			cr := svNewGame(t, ctx, s, "")
+			if _, err := s.games.MakeMove(svAuth(ctx, cr.GetRedToken()), &damonev1.MakeMoveRequest{
+				Name: cr.GetGame().GetName(), Move: "e2-d3", RequestId: id}); err != nil {
+				t.Errorf("request id of %d bytes: %v, want it accepted", len(id), err)
+			}
+		}
+		cr := svNewGame(t, ctx, s, "")
+		name := cr.GetGame().GetName()
+		for _, id := range []string{long65, e33} {
+			_, err := s.games.MakeMove(svAuth(ctx, cr.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "e2-d3", RequestId: id})
+			svWantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST", "request_id", nil)
+		}
+		// Not UTF-8: built by hand, as the Go library will not send it.
+		var b []byte
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, name)
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		b = protowire.AppendString(b, "e2-d3")
+		b = protowire.AppendTag(b, 5, protowire.BytesType)
+		b = protowire.AppendBytes(b, []byte{'r', 0xff, 0xfe})
+		var out []byte
+		err := s.conn.Invoke(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+cr.GetRedToken()),
+			"/damone.v1.GameService/MakeMove", &b, &out, grpc.ForceCodecV2(gcRawCodec{}))
+		svWantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST", "request_id", nil)
+		g, err := s.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.GetPly() != 0 || g.GetLastEventSequence() != 1 {
+			t.Errorf("a refused request id played: ply %d, last event %d", g.GetPly(), g.GetLastEventSequence())
+		}
+	})
+	t.Run("rest", func(t *testing.T) {
+		cr := svNewGame(t, ctx, s, "")
+		name := cr.GetGame().GetName()
+		for _, id := range []string{long65, e33} {
+			code, out := gcMoveREST(t, s, name, cr.GetRedToken(), map[string]any{"move": "e2-d3", "request_id": id})
+			gcWantREST(t, code, out, 400, codes.InvalidArgument, "INVALID_REQUEST", "request_id", nil)
+		}
+		if code, out := gcMoveREST(t, s, name, cr.GetRedToken(), map[string]any{"move": "e2-d3", "request_id": e32}); code != 200 {
+			t.Errorf("request id of 64 bytes: %d %s, want 200", code, out)
+		}
+	})
+}
+
+// TestServeReplaySurvivesRestart: request ids and the first responses
+// they answer with are stored with the game, so a retry after a restart
+// of every process still gets the first response: on the embedded store
+// (killed with SIGKILL) and on PostgreSQL.
+func TestServeReplaySurvivesRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	stores := map[string]func(t *testing.T) []string{
+		"embedded": func(t *testing.T) []string { return []string{"--store", "embedded", "--data-dir", t.TempDir()} },
+		"postgres": func(t *testing.T) []string { return []string{"--store", "postgres", "--postgres-dsn", postgresDSN(t)} },
+	}
+	for _, store := range []string{"embedded", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			flags := stores[store](t)
+			ctx := svCtx(t)
+			r := startReplica(t, flags...)
+			cr, err := r.games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{Variant: &damonev1.Variant{
+				Start: &damonev1.Variant_StartPosition{StartPosition: &damonev1.Position{Text: gcReplyStart}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			name, red, black := cr.GetGame().GetName(), cr.GetRedToken(), cr.GetBlackToken()
+			req := &damonev1.MakeMoveRequest{Name: name, Move: "d3-c4", RequestId: "survives-restart"}
+			// Red's own offer stands through its move: part of the first response.
+			if _, err := r.games.OfferDraw(svAuth(ctx, red), &damonev1.OfferDrawRequest{Name: name}); err != nil {
+				t.Fatal(err)
+			}
+			first, err := r.games.MakeMove(svAuth(ctx, red), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.GetGame().GetDrawOffer() != gcRed || first.GetEventSequence() != 3 {
+				t.Fatalf("first response %v: want Red's offer pending, event 3", first)
+			}
+			r.kill()
+			r = startReplica(t, flags...)
+			for _, m := range []struct{ tok, mv string }{{black, "f5-e4"}, {red, "c4-b5"}, {black, "e4-d3"}} {
+				if _, err := r.games.MakeMove(svAuth(ctx, m.tok), &damonev1.MakeMoveRequest{Name: name, Move: m.mv}); err != nil {
+					t.Fatalf("%s: %v", m.mv, err)
+				}
+			}
+			r.kill()
+			r = startReplica(t, flags...)
+			again, err := r.games.MakeMove(svAuth(ctx, red), req)
+			if err != nil {
+				t.Fatalf("retry after restarts: %v", err)
+			}
+			if !proto.Equal(again, first) {
+				t.Errorf("retry after restarts answered\n%v\nwant the first response\n%v", again, first)
+			}
+			g, err := r.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+			if err != nil || g.GetPly() != 4 || g.GetDrawOffer() != damonev1.Side_SIDE_UNSPECIFIED {
+				t.Errorf("game after the retry: %v, %v; want ply 4 and Red's offer declined by Black's move", g, err)
+			}
+		})
 	}
 }

@@ -210,25 +210,53 @@ func DecodeEvent(b []byte) (Event, error) {
 	return e, nil
 }
 
+// requestRecord's last four fields are absent from records written before
+// they existed (version 0): such a record answers a retry with the game
+// as it is now.
 type requestRecord struct {
-	RequestID string `json:"request_id"`
-	Move      string `json:"move"`
-	Ply       int    `json:"ply"`
-	Sequence  int64  `json:"seq"`
+	RequestID string     `json:"request_id"`
+	Move      string     `json:"move"`
+	Ply       int        `json:"ply"`
+	Sequence  int64      `json:"seq"`
+	Version   int64      `json:"version,omitempty"`
+	LastEvent int64      `json:"last_event,omitempty"`
+	Time      *time.Time `json:"time,omitempty"`
+	DrawOffer string     `json:"draw_offer,omitempty"`
 }
 
 // EncodeRequest returns the stored form of a request record.
 func EncodeRequest(r *RequestRecord) ([]byte, error) {
-	return json.Marshal(requestRecord(*r))
+	rec := requestRecord{RequestID: r.RequestID, Move: r.Move, Ply: r.Ply, Sequence: r.Sequence,
+		Version: r.Version, LastEvent: r.LastEvent}
+	if r.Version > 0 {
+		t := r.Time
+		rec.Time = &t
+	}
+	if r.HasOffer {
+		rec.DrawOffer = r.DrawOffer.String()
+	}
+	return json.Marshal(rec)
 }
 
 // DecodeRequest reads a request record written by EncodeRequest.
 func DecodeRequest(b []byte) (RequestRecord, error) {
-	var r requestRecord
-	if err := json.Unmarshal(b, &r); err != nil {
+	var rec requestRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
 		return RequestRecord{}, fmt.Errorf("request record: %w", err)
 	}
-	return RequestRecord(r), nil
+	r := RequestRecord{RequestID: rec.RequestID, Move: rec.Move, Ply: rec.Ply, Sequence: rec.Sequence,
+		Version: rec.Version, LastEvent: rec.LastEvent}
+	if rec.Time != nil {
+		r.Time = *rec.Time
+	}
+	if rec.DrawOffer != "" {
+		side, err := engine.ParseSide(rec.DrawOffer)
+		if err != nil {
+			return RequestRecord{}, fmt.Errorf("request record %s: draw offer: %w", rec.RequestID, err)
+		}
+		r.HasOffer, r.DrawOffer = true, side
+	}
+	return r, nil
 }
 
 func encodeVariant(v *engine.Variant) variantRecord {

@@ -107,6 +107,23 @@ func (g *Game) replay() (*engine.Game, error) {
 	return eg, nil
 }
 
+// asOf returns the game as the move recorded by rec left it (the first
+// response to that request): its first rec.Ply moves, with the position
+// and outcome they lead to, and the version, last event, update time and
+// pending offer recorded then.
+func (g *Game) asOf(rec RequestRecord) (*Game, error) {
+	c := g.Clone()
+	c.Moves = c.Moves[:rec.Ply]
+	eg, err := c.replay()
+	if err != nil {
+		return nil, err
+	}
+	c.Position, c.Outcome = eg.Position(), eg.Outcome()
+	c.Version, c.LastEvent, c.UpdateTime = rec.Version, rec.LastEvent, rec.Time
+	c.HasOffer, c.DrawOffer = rec.HasOffer, rec.DrawOffer
+	return c, nil
+}
+
 // EventKind says what happened in a game event.
 type EventKind uint8
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -247,8 +248,13 @@ type MoveRequest struct {
 	Move         string // notation (RULES.md, Notation)
 	ExpectedEtag string // if set, the move is played only on this etag
 	ExpectedPly  *int   // if set, the move is played only at this ply
-	RequestID    string // if set, a retry returns the first result
+	RequestID    string // if set, a retry returns the first result (at most MaxRequestIDBytes of UTF-8)
 }
+
+// MaxRequestIDBytes bounds a request id (game_service.proto,
+// MakeMoveRequest.request_id): bytes, not characters, so the bound is the
+// same in every client language and for every store's key.
+const MaxRequestIDBytes = 64
 
 // MoveResult is what a played move returns.
 type MoveResult struct {
@@ -262,12 +268,12 @@ type MoveResult struct {
 // state, so it can never apply to a position it was not checked on.
 const maxAttempts = 8
 
-// MakeMove plays a move (see MoveRequest). A retry with a request id
-// already used for the same move returns the same move and event sequence
-// with the game as it is now, and plays nothing. Errors, each an *Error:
-// CodeUnauthenticated (no token), CodePermissionDenied (not one of the
-// game's tokens), CodeInvalidArgument
-// (malformed notation, a request id reused for another move), CodeNotFound,
+// MakeMove plays a move (see MoveRequest). A retry with a request id the
+// same side already used for the same move returns the first result again
+// (the game as that move left it), and plays nothing. Errors, each an
+// *Error: CodeUnauthenticated (no token), CodePermissionDenied (not one of
+// the game's tokens), CodeInvalidArgument (malformed notation, a request
+// id too long, not UTF-8 or reused for another move), CodeNotFound,
 // CodeAborted (the etag or ply no longer holds, or a concurrent move won),
 // CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
 // move; Legal lists the legal moves).
@@ -291,6 +297,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 	if _, _, err := engine.ParseMoveSquares(r.Move); err != nil {
 		return nil, invalid("move", "%v", err)
 	}
+	if err := checkRequestID(r.RequestID); err != nil {
+		return nil, err
+	}
 	if r.Token == "" {
 		return nil, errMissingToken
 	}
@@ -307,7 +316,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			return nil, err
 		}
 		// Request ids are the client's, so each side has its own: a side
-		// never replays, or collides with, the other side's requests.
+		// never replays, or collides with, the other side's requests. The
+		// replay answers before any check on the game's current state: a
+		// retry must get the first response whatever happened since.
 		reqID := ""
 		if r.RequestID != "" {
 			reqID = side.String() + "/" + r.RequestID
@@ -324,7 +335,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		}
 		var req *RequestRecord
 		if r.RequestID != "" {
-			req = &RequestRecord{RequestID: reqID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence}
+			// The state after the move, so a retry answers as this call does.
+			req = &RequestRecord{RequestID: reqID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence,
+				Version: g.Version, LastEvent: g.LastEvent, Time: g.UpdateTime, HasOffer: g.HasOffer, DrawOffer: g.DrawOffer}
 		}
 		err = s.store.Update(ctx, g, events, req)
 		switch {
@@ -382,6 +395,17 @@ func authorize(g *Game, token string) (engine.Side, error) {
 		Message: "the bearer token is not one of this game's side tokens"}
 }
 
+// checkRequestID refuses a request id the contract does not allow.
+func checkRequestID(id string) error {
+	if len(id) > MaxRequestIDBytes {
+		return invalid("request_id", "request_id is %d bytes long; it may be at most %d bytes of UTF-8", len(id), MaxRequestIDBytes)
+	}
+	if !utf8.ValidString(id) {
+		return invalid("request_id", "request_id is not valid UTF-8")
+	}
+	return nil
+}
+
 // replayRequest answers a retried request id with the first result.
 func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, reqID string) (*MoveResult, error) {
 	rec, err := s.store.Request(ctx, g.ID, reqID)
@@ -404,8 +428,15 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 			return nil, fmt.Errorf("request %s records ply %d but game %s is at ply %d", engine.Quote(reqID), rec.Ply, g.ID, g.Ply())
 		}
 	}
-	// The same move and event as the first time, with the game as it is now.
-	return &MoveResult{Move: g.Moves[rec.Ply-1], Game: g, Sequence: rec.Sequence}, nil
+	// A record written before records kept the state after the move
+	// (Version 0) answers with the game as it is now.
+	first := g
+	if rec.Version > 0 {
+		if first, err = g.asOf(rec); err != nil {
+			return nil, err
+		}
+	}
+	return &MoveResult{Move: first.Moves[rec.Ply-1], Game: first, Sequence: rec.Sequence}, nil
 }
 
 func checkExpectations(g *Game, r MoveRequest) error {

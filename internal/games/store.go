@@ -3,6 +3,9 @@ package games
 import (
 	"context"
 	"errors"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
 )
 
 // Store errors. Implementations return these (possibly wrapped) so the
@@ -30,12 +33,20 @@ type ListQuery struct {
 }
 
 // RequestRecord remembers the move made under a client's request id, so a
-// retry returns the first result and plays nothing twice.
+// retry returns the first result and plays nothing twice. It keeps what
+// the game's moves cannot tell again of the state after the move: the
+// version (etag), last event, update time and pending offer. Records
+// written before it kept them have Version 0.
 type RequestRecord struct {
 	RequestID string
 	Move      string // the notation the request gave
 	Ply       int    // the game's ply after the move
 	Sequence  int64  // the sequence number of the move's event
+	Version   int64  // the game's version after the move
+	LastEvent int64  // the game's last event after the move (game_ended, if the move ended it)
+	Time      time.Time
+	HasOffer  bool
+	DrawOffer engine.Side // valid when HasOffer: the mover's own offer, still pending
 }
 
 // Store keeps games, their event logs and request ids. A database fits

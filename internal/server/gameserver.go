@@ -133,9 +133,6 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 	if req.GetMove() == "" {
 		return nil, toStatus(badField("move", "is required, e.g. e2-d3 or f3xd5xb7"))
 	}
-	if len(req.GetRequestId()) > 128 {
-		return nil, toStatus(badField("request_id", "is longer than 128 characters"))
-	}
 	mr := games.MoveRequest{GameID: id, Token: token, Move: req.GetMove(), RequestID: req.GetRequestId()}
 	switch p := req.GetPrecondition().(type) {
 	case *damonev1.MakeMoveRequest_Etag:

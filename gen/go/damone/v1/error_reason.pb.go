@@ -49,8 +49,9 @@ const (
 	// field, an invalid square, position, move notation, resource name, page
 	// token or variant (e.g. WIN_CONDITION_CAPTURE_ALL_DAMONES without both
 	// Damones), a negative page size, a perft depth below 1, or a
-	// `request_id` reused with a different request. A `google.rpc.BadRequest`
-	// detail lists the field violations. Metadata: none.
+	// `request_id` that is not UTF-8, is longer than 64 bytes or was used by
+	// the same side with a different move. A `google.rpc.BadRequest` detail
+	// lists the field violations. Metadata: none.
 	ErrorReason_ERROR_REASON_INVALID_REQUEST ErrorReason = 1
 	// FAILED_PRECONDITION: the move is well formed but not legal in the
 	// position. The message says why (e.g. "a capture is compulsory").

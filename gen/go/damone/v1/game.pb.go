@@ -701,8 +701,9 @@ func (x *GameEvent_DrawOffered) GetSide() Side {
 
 // A pending draw offer was declined, either by an answer or by the side
 // it was offered to making a move (then this event comes just before
-// that move's `move_played` event). An accepted offer is a `game_ended`
-// event with OUTCOME_REASON_AGREED_DRAW instead.
+// that move's `move_played` event, with the ply and position before that
+// move). An accepted offer is a `game_ended` event with
+// OUTCOME_REASON_AGREED_DRAW instead.
 type GameEvent_DrawDeclined struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The side that declined (the side the draw was offered to).

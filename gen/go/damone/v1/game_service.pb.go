@@ -339,11 +339,19 @@ type MakeMoveRequest struct {
 	//	*MakeMoveRequest_ExpectedPly
 	Precondition isMakeMoveRequest_Precondition `protobuf_oneof:"precondition"`
 	// An optional client-chosen ID that makes retries safe, preferably a
-	// UUID (e.g. `0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20`); at most 64
-	// characters. If a request with the same ID already succeeded on this
-	// game, its response is returned again (even if the game has changed
-	// since) and nothing is played. The service remembers IDs for the life
-	// of the game. Reusing an ID with a different move is INVALID_ARGUMENT.
+	// UUID (e.g. `0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20`): valid UTF-8 of at
+	// most 64 bytes (64 ASCII characters; fewer if some take more than one
+	// byte), else INVALID_ARGUMENT. IDs belong to the side whose token sends
+	// them: the other side's request with the same ID is a request of its
+	// own. If a request of the same side with the same ID already succeeded
+	// on this game, its first response is returned again, unchanged (the
+	// same move, `event_sequence` and game as that response showed it, even
+	// if the game has changed since, the precondition no longer holds or the
+	// game is over), and nothing is played. This replay comes after the
+	// token's check and before every check on the game's current state. The
+	// service remembers IDs and their responses for the life of the game,
+	// across restarts. Reusing an ID with a different move is
+	// INVALID_ARGUMENT.
 	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

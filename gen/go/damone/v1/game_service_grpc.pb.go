@@ -57,7 +57,8 @@ const (
 // while the server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
 // in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
-// PERMISSION_DENIED, ABORTED, FAILED_PRECONDITION.
+// PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
+// returns the first response, then ABORTED, FAILED_PRECONDITION.
 type GameServiceClient interface {
 	// Creates a game with the given rule settings and returns it, with the
 	// secret token of each side. The tokens are returned only here, once:
@@ -89,19 +90,25 @@ type GameServiceClient interface {
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// Plays a move for the side whose token is given, and returns the move in
 	// full and the updated game. If the move ends the game, the game is
-	// finished in the same call. If `request_id` is set and a request with
-	// the same ID already succeeded on this game, the first response is
-	// returned again and nothing is played.
+	// finished in the same call. If `request_id` is set and a request of the
+	// same side with the same ID already succeeded on this game, the first
+	// response is returned again and nothing is played (see
+	// MakeMoveRequest.request_id).
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for malformed move notation
-	// or a `request_id` reused with a different request; UNAUTHENTICATED
-	// (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND); PERMISSION_DENIED
-	// (WRONG_TOKEN); ABORTED (ETAG_MISMATCH or PLY_MISMATCH) when the game
-	// changed since the given `etag` or `expected_ply`; FAILED_PRECONDITION
-	// with reason GAME_OVER (the game is finished), NOT_YOUR_TURN (the
-	// token's side is not to move), ILLEGAL_MOVE (not a legal move here; the
-	// message says why and the metadata lists the legal moves) or
-	// AMBIGUOUS_MOVE (a short-form capture matches several legal moves).
+	// Errors, in the order they are checked: INVALID_ARGUMENT
+	// (INVALID_REQUEST) for malformed move notation or a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
+	// side's; the token alone decides the acting side, whoever's piece the
+	// move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
+	// same side already used with a different move; ABORTED (ETAG_MISMATCH
+	// or PLY_MISMATCH) when the game changed since the given `etag` or
+	// `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
+	// finished), NOT_YOUR_TURN (the token's side is not to move),
+	// ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
+	// other side's piece, as RulesService.ApplyMove answers; the message
+	// says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
+	// short-form capture matches several legal moves).
 	//
 	// HTTP: `POST /v1/{name=games/*}:move`, the other fields as the JSON
 	// body.
@@ -301,7 +308,8 @@ func (c *gameServiceClient) ExportPdn(ctx context.Context, in *ExportPdnRequest,
 // while the server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
 // in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
-// PERMISSION_DENIED, ABORTED, FAILED_PRECONDITION.
+// PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
+// returns the first response, then ABORTED, FAILED_PRECONDITION.
 type GameServiceServer interface {
 	// Creates a game with the given rule settings and returns it, with the
 	// secret token of each side. The tokens are returned only here, once:
@@ -333,19 +341,25 @@ type GameServiceServer interface {
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// Plays a move for the side whose token is given, and returns the move in
 	// full and the updated game. If the move ends the game, the game is
-	// finished in the same call. If `request_id` is set and a request with
-	// the same ID already succeeded on this game, the first response is
-	// returned again and nothing is played.
+	// finished in the same call. If `request_id` is set and a request of the
+	// same side with the same ID already succeeded on this game, the first
+	// response is returned again and nothing is played (see
+	// MakeMoveRequest.request_id).
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for malformed move notation
-	// or a `request_id` reused with a different request; UNAUTHENTICATED
-	// (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND); PERMISSION_DENIED
-	// (WRONG_TOKEN); ABORTED (ETAG_MISMATCH or PLY_MISMATCH) when the game
-	// changed since the given `etag` or `expected_ply`; FAILED_PRECONDITION
-	// with reason GAME_OVER (the game is finished), NOT_YOUR_TURN (the
-	// token's side is not to move), ILLEGAL_MOVE (not a legal move here; the
-	// message says why and the metadata lists the legal moves) or
-	// AMBIGUOUS_MOVE (a short-form capture matches several legal moves).
+	// Errors, in the order they are checked: INVALID_ARGUMENT
+	// (INVALID_REQUEST) for malformed move notation or a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
+	// side's; the token alone decides the acting side, whoever's piece the
+	// move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
+	// same side already used with a different move; ABORTED (ETAG_MISMATCH
+	// or PLY_MISMATCH) when the game changed since the given `etag` or
+	// `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
+	// finished), NOT_YOUR_TURN (the token's side is not to move),
+	// ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
+	// other side's piece, as RulesService.ApplyMove answers; the message
+	// says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
+	// short-form capture matches several legal moves).
 	//
 	// HTTP: `POST /v1/{name=games/*}:move`, the other fields as the JSON
 	// body.

@@ -47,8 +47,9 @@ export enum ErrorReason {
    * field, an invalid square, position, move notation, resource name, page
    * token or variant (e.g. WIN_CONDITION_CAPTURE_ALL_DAMONES without both
    * Damones), a negative page size, a perft depth below 1, or a
-   * `request_id` reused with a different request. A `google.rpc.BadRequest`
-   * detail lists the field violations. Metadata: none.
+   * `request_id` that is not UTF-8, is longer than 64 bytes or was used by
+   * the same side with a different move. A `google.rpc.BadRequest` detail
+   * lists the field violations. Metadata: none.
    *
    * @generated from enum value: ERROR_REASON_INVALID_REQUEST = 1;
    */

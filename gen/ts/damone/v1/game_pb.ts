@@ -381,8 +381,9 @@ export const GameEvent_DrawOfferedSchema: GenMessage<GameEvent_DrawOffered> = /*
 /**
  * A pending draw offer was declined, either by an answer or by the side
  * it was offered to making a move (then this event comes just before
- * that move's `move_played` event). An accepted offer is a `game_ended`
- * event with OUTCOME_REASON_AGREED_DRAW instead.
+ * that move's `move_played` event, with the ply and position before that
+ * move). An accepted offer is a `game_ended` event with
+ * OUTCOME_REASON_AGREED_DRAW instead.
  *
  * @generated from message damone.v1.GameEvent.DrawDeclined
  */

@@ -231,11 +231,19 @@ export type MakeMoveRequest = Message<"damone.v1.MakeMoveRequest"> & {
 
   /**
    * An optional client-chosen ID that makes retries safe, preferably a
-   * UUID (e.g. `0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20`); at most 64
-   * characters. If a request with the same ID already succeeded on this
-   * game, its response is returned again (even if the game has changed
-   * since) and nothing is played. The service remembers IDs for the life
-   * of the game. Reusing an ID with a different move is INVALID_ARGUMENT.
+   * UUID (e.g. `0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20`): valid UTF-8 of at
+   * most 64 bytes (64 ASCII characters; fewer if some take more than one
+   * byte), else INVALID_ARGUMENT. IDs belong to the side whose token sends
+   * them: the other side's request with the same ID is a request of its
+   * own. If a request of the same side with the same ID already succeeded
+   * on this game, its first response is returned again, unchanged (the
+   * same move, `event_sequence` and game as that response showed it, even
+   * if the game has changed since, the precondition no longer holds or the
+   * game is over), and nothing is played. This replay comes after the
+   * token's check and before every check on the game's current state. The
+   * service remembers IDs and their responses for the life of the game,
+   * across restarts. Reusing an ID with a different move is
+   * INVALID_ARGUMENT.
    *
    * @generated from field: string request_id = 5;
    */
@@ -518,7 +526,8 @@ export const ExportPdnResponseSchema: GenMessage<ExportPdnResponse> = /*@__PURE_
  * while the server is starting or stopping (retry with backoff), and
  * DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
  * in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
- * PERMISSION_DENIED, ABORTED, FAILED_PRECONDITION.
+ * PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
+ * returns the first response, then ABORTED, FAILED_PRECONDITION.
  *
  * @generated from service damone.v1.GameService
  */
@@ -578,19 +587,25 @@ export const GameService: GenService<{
   /**
    * Plays a move for the side whose token is given, and returns the move in
    * full and the updated game. If the move ends the game, the game is
-   * finished in the same call. If `request_id` is set and a request with
-   * the same ID already succeeded on this game, the first response is
-   * returned again and nothing is played.
+   * finished in the same call. If `request_id` is set and a request of the
+   * same side with the same ID already succeeded on this game, the first
+   * response is returned again and nothing is played (see
+   * MakeMoveRequest.request_id).
    *
-   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for malformed move notation
-   * or a `request_id` reused with a different request; UNAUTHENTICATED
-   * (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND); PERMISSION_DENIED
-   * (WRONG_TOKEN); ABORTED (ETAG_MISMATCH or PLY_MISMATCH) when the game
-   * changed since the given `etag` or `expected_ply`; FAILED_PRECONDITION
-   * with reason GAME_OVER (the game is finished), NOT_YOUR_TURN (the
-   * token's side is not to move), ILLEGAL_MOVE (not a legal move here; the
-   * message says why and the metadata lists the legal moves) or
-   * AMBIGUOUS_MOVE (a short-form capture matches several legal moves).
+   * Errors, in the order they are checked: INVALID_ARGUMENT
+   * (INVALID_REQUEST) for malformed move notation or a malformed
+   * `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+   * (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
+   * side's; the token alone decides the acting side, whoever's piece the
+   * move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
+   * same side already used with a different move; ABORTED (ETAG_MISMATCH
+   * or PLY_MISMATCH) when the game changed since the given `etag` or
+   * `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
+   * finished), NOT_YOUR_TURN (the token's side is not to move),
+   * ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
+   * other side's piece, as RulesService.ApplyMove answers; the message
+   * says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
+   * short-form capture matches several legal moves).
    *
    * HTTP: `POST /v1/{name=games/*}:move`, the other fields as the JSON
    * body.
