@@ -8,7 +8,8 @@ package main
 //  2. the ValidateGames stream (all games on one stream);
 //  3. the test's own judge, built only on the stateless RPCs:
 //     GetInitialPosition and ListLegalMoves for the start, then ApplyMove
-//     ply by ply. ApplyMove knows no history, so the judge counts the
+//     ply by ply (each ply checked against ListLegalMoves: a move
+//     ApplyMove plays is listed there, a listed move is never refused). ApplyMove knows no history, so the judge counts the
 //     repetitions itself (a position is its text without the trailing
 //     no-progress counter: placement and side to move) and applies the
 //     ruling on several endings after one ply (RULES.md, End of the game):
@@ -26,7 +27,8 @@ package main
 // 2..12 often, repetition on and off, both win conditions; moves biased
 // towards Dama and Damone shuttles so that repetitions happen; some with
 // an illegal or garbage ply at a random place, some with moves after the
-// end. -diff.seed picks another set of games.
+// end; now and then a move in upper case or with white space around it.
+// -diff.seed picks another set of games.
 
 import (
 	"context"
@@ -36,6 +38,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +266,12 @@ func diffGenerate(t *testing.T, rng *rand.Rand, i int) *diffGame {
 				text = short
 			}
 		}
+		switch rng.IntN(40) { // notation is read in either case, white space around it ignored
+		case 0:
+			text = strings.ToUpper(text)
+		case 1:
+			text = " " + text + "\t"
+		}
 		before = append(before, p)
 		if _, err := eg.PlayText(text); err != nil {
 			t.Fatalf("%s: the generator's own move %s: %v", g.id, text, err)
@@ -274,10 +283,10 @@ func diffGenerate(t *testing.T, rng *rand.Rand, i int) *diffGame {
 	switch r := rng.IntN(100); {
 	case r < 30: // an illegal ply somewhere
 		at := rng.IntN(len(g.moves) + 1)
-		g.moves = append(g.moves[:at], diffBadMove(rng, &before[at]))
+		g.moves = append(g.moves[:at], diffBadMove(t, rng, &before[at]))
 		g.plan = "illegal ply"
 		if k := rng.IntN(3); k > 0 && at < len(before)-1 { // and a few more plies, never judged
-			g.moves = append(g.moves, diffBadMove(rng, &before[at]))
+			g.moves = append(g.moves, diffBadMove(t, rng, &before[at]))
 		}
 	case r < 50 && eg.Outcome().Over(): // moves after the end
 		p := eg.Position()
@@ -287,7 +296,7 @@ func diffGenerate(t *testing.T, rng *rand.Rand, i int) *diffGame {
 				g.moves = append(g.moves, m.String())
 				p = p.After(&m)
 			} else {
-				g.moves = append(g.moves, diffBadMove(rng, &p))
+				g.moves = append(g.moves, diffBadMove(t, rng, &p))
 			}
 		}
 		g.plan = "after the end"
@@ -296,7 +305,11 @@ func diffGenerate(t *testing.T, rng *rand.Rand, i int) *diffGame {
 }
 
 // diffBadMove returns a move that is not legal in p (or not notation).
-func diffBadMove(rng *rand.Rand, p *engine.Position) string {
+// A text the engine's parser accepts must name one of the engine's
+// generated legal moves (a cheap check of the parser's fast path for
+// steps against move generation).
+func diffBadMove(t *testing.T, rng *rand.Rand, p *engine.Position) string {
+	t.Helper()
 	legal := p.LegalMoves()
 	for range 50 {
 		var text string
@@ -358,8 +371,12 @@ func diffBadMove(rng *rand.Rand, p *engine.Position) string {
 		if text == "" && rng.IntN(8) > 0 {
 			continue
 		}
-		if _, err := p.ParseMove(text); err != nil {
+		m, err := p.ParseMove(text)
+		if err != nil {
 			return text
+		}
+		if !slices.ContainsFunc(legal, func(l engine.Move) bool { return l.Equivalent(&m) }) {
+			t.Errorf("engine: %s in %v is accepted as %v, which is none of the legal moves %v", text, p, m, legal)
 		}
 	}
 	return "zz"
@@ -446,7 +463,23 @@ func diffJudge(ctx context.Context, rules damonev1.RulesServiceClient, g *diffGa
 			}
 			break
 		}
+		// The legal moves by move generation, to check ApplyMove's
+		// reading of the notation against.
+		ll, err := rules.ListLegalMoves(ctx, &damonev1.ListLegalMovesRequest{Position: &damonev1.Position{Text: pos}, Variant: g.variant})
+		if err != nil {
+			return nil, fmt.Errorf("ListLegalMoves before ply %d: %v", i+1, err)
+		}
+		legal := map[string]bool{}
+		for _, m := range ll.GetMoves() {
+			legal[m.GetNotation()] = true
+		}
 		r, err := rules.ApplyMove(ctx, &damonev1.ApplyMoveRequest{Position: &damonev1.Position{Text: pos}, Variant: g.variant, Move: mv})
+		if err != nil && legal[strings.ToLower(strings.TrimSpace(mv))] {
+			return nil, fmt.Errorf("ApplyMove refuses %q at ply %d, a legal move there by ListLegalMoves: %v", mv, i+1, err)
+		}
+		if err == nil && !legal[r.GetMove().GetNotation()] {
+			return nil, fmt.Errorf("ApplyMove plays %q at ply %d as %s, which ListLegalMoves does not list", mv, i+1, r.GetMove().GetNotation())
+		}
 		if err != nil {
 			st := status.Convert(err)
 			if st.Code() != codes.FailedPrecondition && st.Code() != codes.InvalidArgument {
