@@ -503,7 +503,7 @@ func TestValidateGamesNDJSONStreamFailures(t *testing.T) {
 		want    *wantError
 	}{
 		{"undecodable line after two games", []string{ok("a"), ok("b"), `{bad`, ok("c")}, []string{"a", "b"}, &undecodable},
-		{"unknown field", []string{ok("a"), `{"id":"x","gmae":{}}`, ok("c")}, []string{"a"}, &undecodable},
+		{"line cut short", []string{ok("a"), `{"id":"x","game":{"moves":["e2-d3"`, ok("c")}, []string{"a"}, &undecodable},
 		{"line above max-request-bytes", []string{ok("a"), bigLine, ok("c")}, []string{"a"}, &tooBig},
 		// The limit is on each line, not the whole body.
 		{"body above the limit in lines below it", func() []string {
