@@ -21,16 +21,23 @@ func TestGatewayOwnErrors(t *testing.T) {
 		reason, field            string
 	}{
 		{"malformed JSON", "POST", "/v1/rules:listLegalMoves", `{bad`, "", 400, 3, "INVALID_REQUEST", "body"},
-		{"wrong type", "POST", "/v1/rules:listLegalMoves", `{"position": 5}`, "", 400, 3, "INVALID_REQUEST", "body"},
-		{"unknown field", "POST", "/v1/rules:listLegalMoves", `{"positon": {}}`, "", 400, 3, "INVALID_REQUEST", "body"},
+		// A decode error names the field at fault, as a snake_case path
+		// (docs/api.md, Error model), whichever JSON name the body used.
+		{"wrong type", "POST", "/v1/rules:listLegalMoves", `{"position": 5}`, "", 400, 3, "INVALID_REQUEST", "position"},
+		{"unknown field", "POST", "/v1/rules:listLegalMoves", `{"positon": {}}`, "", 400, 3, "INVALID_REQUEST", "positon"},
+		{"bad enum, nested", "POST", "/v1/rules:listLegalMoves", `{"position": {"side_to_move": "SIDE_GREEN"}}`, "", 400, 3, "INVALID_REQUEST", "position.side_to_move"},
+		{"bad value in a list", "POST", "/v1/rules:listLegalMoves",
+			`{"position": {"pieces": [{"square": "a1"}, {"square": 5}]}}`, "", 400, 3, "INVALID_REQUEST", "position.pieces[1].square"},
+		{"camelCase name", "POST", "/v1/rules:listLegalMoves", `{"position": {"sideToMove": 7.5}}`, "", 400, 3, "INVALID_REQUEST", "position.side_to_move"},
 		{"data after the JSON", "POST", "/v1/rules:listLegalMoves", `{"position":{"text":"R:RPc4:BPb5,Pb7:0"}} junk`, "", 400, 3, "INVALID_REQUEST", "body"},
 		{"a second JSON object", "POST", "/v1/rules:listLegalMoves", `{"position":{"text":"R:RPc4:BPb5,Pb7:0"}}{"x":1}`, "", 400, 3, "INVALID_REQUEST", "body"},
 		{"bad query parameter", "GET", "/v1/games?page_size=abc", ``, "", 400, 3, "INVALID_REQUEST", "page_size"},
 		{"body over the limit", "POST", "/v1/rules:listLegalMoves", big, "", 413, 8, "LIMIT_EXCEEDED", ""},
-		{"wrong method", "GET", "/v1/rules:listLegalMoves", ``, "", 405, 12, "INVALID_REQUEST", ""},
+		// Routing errors have reasons of their own (error_reason.proto).
+		{"wrong method", "GET", "/v1/rules:listLegalMoves", ``, "", 405, 12, "METHOD_NOT_ALLOWED", ""},
 		// A form body must not make grpc-gateway serve the GET route.
-		{"POST to a GET route, form body", "POST", "/v1/games/g1", `move=x`, "application/x-www-form-urlencoded", 405, 12, "INVALID_REQUEST", ""},
-		{"unknown route", "GET", "/v1/nothing", ``, "", 404, 5, "INVALID_REQUEST", ""},
+		{"POST to a GET route, form body", "POST", "/v1/games/g1", `move=x`, "application/x-www-form-urlencoded", 405, 12, "METHOD_NOT_ALLOWED", ""},
+		{"unknown route", "GET", "/v1/nothing", ``, "", 404, 5, "ROUTE_NOT_FOUND", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

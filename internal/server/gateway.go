@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -213,6 +215,10 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		field := "body"
 		if m := queryField.FindStringSubmatch(st.Message()); m != nil {
 			field = m[1]
+		} else if b := readBody(ctx); b != nil {
+			if f := jsonFieldAt(b.Bytes(), st.Message()); f != "" {
+				field = f
+			}
 		}
 		err = invalidStatus(field, "the request does not decode as this method's request message: "+st.Message())
 	}
@@ -228,13 +234,14 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 // method.
 func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
 	var err error
+	md := map[string]string{"method": r.Method, "path": r.URL.Path}
 	switch httpCode {
 	case http.StatusMethodNotAllowed:
 		err = withInfo(codes.Unimplemented, fmt.Sprintf("%s is not allowed on %s (see docs/api.md for each route's method)", r.Method, r.URL.Path),
-			games.ReasonInvalidRequest, nil)
+			reasonMethodNotAllowed, md)
 	case http.StatusNotFound:
 		err = withInfo(codes.NotFound, fmt.Sprintf("no route %s %s (see docs/api.md for the routes)", r.Method, engine.Quote(r.URL.Path)),
-			games.ReasonInvalidRequest, nil)
+			reasonRouteNotFound, md)
 	default:
 		err = invalidStatus("body", http.StatusText(httpCode))
 	}
@@ -261,15 +268,46 @@ func streamErrorHandler(_ context.Context, err error) *status.Status {
 	return status.Convert(err)
 }
 
+// The ErrorInfo reasons of the gateway's own routing errors
+// (error_reason.proto).
+const (
+	reasonRouteNotFound    = "ROUTE_NOT_FOUND"
+	reasonMethodNotAllowed = "METHOD_NOT_ALLOWED"
+)
+
 type maxBytesKey struct{}
 
+type bodyKey struct{}
+
 // withMaxBytes limits request bodies to limit bytes and tells the error
-// handler the limit.
+// handler the limit, and keeps a copy of what the gateway reads of the
+// body, so that a decode error can name the field at its place.
 func withMaxBytes(h http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), maxBytesKey{}, limit)))
+		ctx := context.WithValue(r.Context(), maxBytesKey{}, limit)
+		body := http.MaxBytesReader(w, r.Body, limit)
+		if r.Method == http.MethodPost {
+			kept := bodyPool.Get().(*bytes.Buffer)
+			kept.Reset()
+			defer bodyPool.Put(kept)
+			ctx = context.WithValue(ctx, bodyKey{}, kept)
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(body, kept), body}
+		} else {
+			r.Body = body
+		}
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody returns what the gateway read of the request body, if kept.
+func readBody(ctx context.Context) *bytes.Buffer {
+	b, _ := ctx.Value(bodyKey{}).(*bytes.Buffer)
+	return b
 }
 
 func maxRequestBytes(ctx context.Context) int64 {

@@ -113,6 +113,13 @@ const (
 	// OUT_OF_RANGE: WatchGameRequest.since_sequence is above the game's latest
 	// event sequence. Metadata: `last_event_sequence`.
 	ErrorReason_ERROR_REASON_SEQUENCE_OUT_OF_RANGE ErrorReason = 14
+	// NOT_FOUND (REST only, HTTP 404): no route of the API has this path
+	// (docs/api.md, REST routes). Metadata: `method`, `path` (as requested).
+	ErrorReason_ERROR_REASON_ROUTE_NOT_FOUND ErrorReason = 15
+	// UNIMPLEMENTED (REST only, HTTP 405 Method Not Allowed): the path is a
+	// route of the API, but for another HTTP method. Metadata: `method`,
+	// `path` (as requested).
+	ErrorReason_ERROR_REASON_METHOD_NOT_ALLOWED ErrorReason = 16
 )
 
 // Enum value maps for ErrorReason.
@@ -133,6 +140,8 @@ var (
 		12: "ERROR_REASON_WRONG_TOKEN",
 		13: "ERROR_REASON_LIMIT_EXCEEDED",
 		14: "ERROR_REASON_SEQUENCE_OUT_OF_RANGE",
+		15: "ERROR_REASON_ROUTE_NOT_FOUND",
+		16: "ERROR_REASON_METHOD_NOT_ALLOWED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -150,6 +159,8 @@ var (
 		"ERROR_REASON_WRONG_TOKEN":           12,
 		"ERROR_REASON_LIMIT_EXCEEDED":        13,
 		"ERROR_REASON_SEQUENCE_OUT_OF_RANGE": 14,
+		"ERROR_REASON_ROUTE_NOT_FOUND":       15,
+		"ERROR_REASON_METHOD_NOT_ALLOWED":    16,
 	}
 )
 
@@ -184,7 +195,7 @@ var File_damone_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_damone_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cdamone/v1/error_reason.proto\x12\tdamone.v1*\xf7\x03\n" +
+	"\x1cdamone/v1/error_reason.proto\x12\tdamone.v1*\xbe\x04\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12\x1d\n" +
@@ -201,7 +212,9 @@ const file_damone_v1_error_reason_proto_rawDesc = "" +
 	"\x1aERROR_REASON_MISSING_TOKEN\x10\v\x12\x1c\n" +
 	"\x18ERROR_REASON_WRONG_TOKEN\x10\f\x12\x1f\n" +
 	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\r\x12&\n" +
-	"\"ERROR_REASON_SEQUENCE_OUT_OF_RANGE\x10\x0eB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\"ERROR_REASON_SEQUENCE_OUT_OF_RANGE\x10\x0e\x12 \n" +
+	"\x1cERROR_REASON_ROUTE_NOT_FOUND\x10\x0f\x12#\n" +
+	"\x1fERROR_REASON_METHOD_NOT_ALLOWED\x10\x10B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_error_reason_proto_rawDescOnce sync.Once
