@@ -68,7 +68,7 @@ const diffGames = 2000
 // would give for that move") is `move "": empty move (want e.g. e2-d3 or
 // f3xd5xb7)`. Reason and everything else must still agree. Set it to
 // false once the service gives one message.
-const diffKnownEmptyMoveMessage = true
+const diffKnownEmptyMoveMessage = false
 
 // diffRules starts an in-process RulesService and returns a client.
 func diffRules(t *testing.T) damonev1.RulesServiceClient {

@@ -110,7 +110,7 @@ func (s *RulesServer) ApplyMove(_ context.Context, req *damonev1.ApplyMoveReques
 		return nil, toStatus(err)
 	}
 	if req.GetMove() == "" {
-		return nil, toStatus(badField("move", "is required, e.g. e2-d3 or f3xd5xb7"))
+		return nil, toStatus(errMoveRequired)
 	}
 	timer := startTimer(s.observe, "apply_move")
 	if o := v.PositionOutcome(&pos); o.Over() {
@@ -173,6 +173,9 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 	slices.SortFunc(out.Divisions, func(a, b *damonev1.PerftResponse_Division) int { return strings.Compare(a.Move, b.Move) })
 	return out, nil
 }
+
+// errMoveRequired refuses an empty move.
+var errMoveRequired = badField("move", "is required, e.g. e2-d3 or f3xd5xb7")
 
 // gameOverStatus is the refusal of a move in a game that is over.
 func gameOverStatus(o engine.Outcome) error {

@@ -127,10 +127,13 @@ func verdictToProto(v *validation.Verdict, given []string) *damonev1.ValidateGam
 		var st *status.Status
 		var me *engine.MoveError
 		switch {
-		case errors.As(v.Err, &me):
-			st = status.Convert(moveStatus(me, v.Final.LegalMoves()))
 		case errors.Is(v.Err, engine.ErrGameOver):
 			st = status.Convert(gameOverStatus(v.Outcome))
+		case v.IllegalMove == "":
+			// ApplyMove refuses an empty move before reading it.
+			st = status.Convert(toStatus(errMoveRequired))
+		case errors.As(v.Err, &me):
+			st = status.Convert(moveStatus(me, v.Final.LegalMoves()))
 		default:
 			st = status.Convert(toStatus(v.Err))
 		}
