@@ -42,8 +42,8 @@ import (
 //     line is above max-request-bytes gets HTTP 429, where docs/api.md
 //     says 413 for `request_bytes`.
 const (
-	knownGRPCSizeErrorBare        = true
-	knownNDJSONFirstLineTooBig429 = true
+	knownGRPCSizeErrorBare        = false
+	knownNDJSONFirstLineTooBig429 = false
 )
 
 // The server's limits in these tests.

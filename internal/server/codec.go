@@ -2,14 +2,17 @@ package server
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	// Registers itself as the "proto" codec, so the gateway's client
 	// connection and every other client in the process use it too.
+	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/wire"
 )
 
@@ -28,10 +31,13 @@ func encode(m proto.Message) (*encoded, error) {
 }
 
 // codec is the service's proto codec (package wire) that also sends
-// encoded messages as they are.
-type codec struct{ proto encoding.CodecV2 }
+// encoded messages as they are, and refuses requests above limit bytes.
+type codec struct {
+	proto encoding.CodecV2
+	limit int
+}
 
-func newCodec() codec { return codec{proto: wire.Codec{}} }
+func newCodec(limit int) codec { return codec{proto: wire.Codec{}, limit: limit} }
 
 func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	if e, ok := v.(*encoded); ok {
@@ -42,39 +48,54 @@ func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	return c.proto.Marshal(v)
 }
 
-// Unmarshal decodes a request. A request that does not decode is the
-// client's fault (INVALID_ARGUMENT), but grpc-go reports any codec error
-// as INTERNAL before an interceptor sees the call; so the error is kept
-// beside the (empty) message instead, and undecodable turns it into the
-// error model's answer.
+// Unmarshal decodes a request. A request above the size limit, or one that
+// does not decode (the client's fault: INVALID_ARGUMENT), must be answered
+// in the error model's terms, but grpc-go reports any codec error as
+// INTERNAL and writes it before an interceptor sees the call; so the
+// refusal is kept beside the (empty) message instead, and takeRefused
+// returns it to the interceptor that answers with it.
 func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return c.proto.Unmarshal(data, v)
+	}
+	if n := data.Len(); c.limit > 0 && n > c.limit {
+		refused.Store(m, tooBig(n, c.limit))
+		return nil
+	}
 	if err := c.proto.Unmarshal(data, v); err != nil {
-		if m, ok := v.(proto.Message); ok {
-			proto.Reset(m)
-			undecoded.Store(m, err)
-			return nil
-		}
-		return err
+		proto.Reset(m)
+		refused.Store(m, invalidStatus("body", fmt.Sprintf("the request is not a valid %s in protobuf binary form: %v",
+			m.ProtoReflect().Descriptor().FullName(), err)))
 	}
 	return nil
 }
 
-// undecoded holds the decoding error of each request that did not decode,
-// until the interceptor takes it.
-var undecoded sync.Map
+// refused holds the refusal of each request that could not be read, until
+// the interceptor takes it.
+var refused sync.Map
 
-// takeUndecoded returns the INVALID_ARGUMENT status for m if it did not
-// decode, and forgets it.
-func takeUndecoded(m any) error {
-	err, ok := undecoded.LoadAndDelete(m)
+// takeRefused returns the refusal of m if it could not be read, and
+// forgets it.
+func takeRefused(m any) error {
+	err, ok := refused.LoadAndDelete(m)
 	if !ok {
 		return nil
 	}
-	name := "request"
-	if pm, ok := m.(proto.Message); ok {
-		name = string(pm.ProtoReflect().Descriptor().FullName())
-	}
-	return invalidStatus("body", fmt.Sprintf("the request is not a valid %s in protobuf binary form: %v", name, err))
+	return err.(error)
 }
+
+// tooBig is the refusal of a request of size bytes above the limit.
+func tooBig(size, limit int) error {
+	return withInfo(codes.ResourceExhausted,
+		fmt.Sprintf("the request is %d bytes, larger than the server's limit of %d bytes (setting max-request-bytes)", size, limit),
+		games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.Itoa(limit)})
+}
+
+// transportMaxFactor sets grpc-go's own receive limit, which it answers
+// with a bare status before any handler runs, at this many times the
+// service's limit: requests up to it get the error model's refusal from
+// Unmarshal, and the memory one call can hold stays bounded.
+const transportMaxFactor = 4
 
 func (c codec) Name() string { return c.proto.Name() }

@@ -11,7 +11,7 @@ import (
 // An encoded message goes out as the very bytes proto.Marshal made, and
 // decodes to the message; other messages are marshalled as usual.
 func TestCodecPassesEncodedMessagesThrough(t *testing.T) {
-	c := newCodec()
+	c := newCodec(0)
 	ev := &damonev1.GameEvent{Game: "games/g1", Sequence: 7, Position: &damonev1.Position{Text: "R:RPc4:BPb5,Pb7:0"}}
 	enc, err := encode(ev)
 	if err != nil {

@@ -179,10 +179,18 @@ func (j *jsonMarshaler) Marshal(v any) ([]byte, error) {
 }
 
 // httpStatus maps a status to its HTTP code: the usual gRPC mapping,
-// except that a failed etag or ply precondition is 412 Precondition
+// except that a request above the size limit is 413 Content Too Large,
+// and a failed etag or ply precondition is 412 Precondition
 // Failed (the HTTP meaning of a failed If-Match) and any other ABORTED is
 // 409 Conflict.
 func httpStatus(st *status.Status) int {
+	if st.Code() == codes.ResourceExhausted {
+		for _, d := range st.Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Metadata["limit"] == "request_bytes" {
+				return http.StatusRequestEntityTooLarge
+			}
+		}
+	}
 	if st.Code() == codes.Aborted {
 		for _, d := range st.Details() {
 			if info, ok := d.(*errdetails.ErrorInfo); ok && (info.Reason == "ETAG_MISMATCH" || info.Reason == "PLY_MISMATCH") {

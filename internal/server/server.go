@@ -128,8 +128,8 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s.grpc = grpc.NewServer(
-		grpc.MaxRecvMsgSize(cfg.MaxRequestBytes),
-		grpc.ForceServerCodecV2(newCodec()),
+		grpc.MaxRecvMsgSize(transportMaxFactor*cfg.MaxRequestBytes),
+		grpc.ForceServerCodecV2(newCodec(cfg.MaxRequestBytes)),
 		// Long-lived workers serve calls, instead of a new goroutine (and
 		// stack growth) per call; grpc-go still starts a goroutine when
 		// all workers are busy, e.g. with watch streams.
@@ -143,14 +143,14 @@ func New(cfg Config) (*Server, error) {
 			s.metrics.GRPC.UnaryServerInterceptor(),
 			logging.UnaryServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
-			rejectUndecodedUnary,
+			rejectRefusedUnary,
 			s.callDeadline,
 		),
 		grpc.ChainStreamInterceptor(
 			s.metrics.GRPC.StreamServerInterceptor(),
 			logging.StreamServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
-			rejectUndecodedStream,
+			rejectRefusedStream,
 		),
 	)
 	if cfg.Rules {
@@ -316,28 +316,28 @@ func (s *Server) closeListeners() {
 	s.metricsLis.Close()
 }
 
-// rejectUndecodedUnary answers a request that did not decode with
-// INVALID_ARGUMENT (see codec.Unmarshal).
-func rejectUndecodedUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
-	if err := takeUndecoded(req); err != nil {
+// rejectRefusedUnary answers a request that could not be read (see
+// codec.Unmarshal and readingLimits) with its refusal.
+func rejectRefusedUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+	if err := takeRefused(req); err != nil {
 		return nil, err
 	}
 	return next(ctx, req)
 }
 
-// rejectUndecodedStream ends a stream whose client sent a message that did
-// not decode with INVALID_ARGUMENT.
-func rejectUndecodedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
-	return next(srv, undecodedStream{ss})
+// rejectRefusedStream ends a stream whose client sent a message that could
+// not be read with the error model's refusal.
+func rejectRefusedStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+	return next(srv, refusingStream{ss})
 }
 
-type undecodedStream struct{ grpc.ServerStream }
+type refusingStream struct{ grpc.ServerStream }
 
-func (s undecodedStream) RecvMsg(m any) error {
+func (s refusingStream) RecvMsg(m any) error {
 	if err := s.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
-	return takeUndecoded(m)
+	return takeRefused(m)
 }
 
 // callDeadline bounds every unary call by MaxCallDuration (a shorter

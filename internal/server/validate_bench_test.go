@@ -42,7 +42,7 @@ func validateBenchRequests(b *testing.B) [][]byte {
 func BenchmarkValidateGameHandler(b *testing.B) {
 	s := NewRulesServer(8, DefaultMaxGamePlies, noObserver{})
 	wires := validateBenchRequests(b)
-	c := newCodec()
+	c := newCodec(0)
 	b.Run("unary", func(b *testing.B) {
 		b.ReportAllocs()
 		plies, i := 0, 0
