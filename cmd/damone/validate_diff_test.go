@@ -92,6 +92,7 @@ func diffRules(t *testing.T) damonev1.RulesServiceClient {
 
 type diffNoObserver struct{}
 
+func (diffNoObserver) CountMovegen(string)                  {}
 func (diffNoObserver) SampleMovegen() bool                  { return false }
 func (diffNoObserver) ObserveMovegen(string, time.Duration) {}
 

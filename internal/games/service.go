@@ -36,13 +36,17 @@ type Observer interface {
 	MovePlayed()
 	MoveRejected(reason string)
 	WatchersChanged(delta int)
+	// MoveChecked records the engine's work on one move given to a game,
+	// played or refused: the replay of the game and the move.
+	MoveChecked(d time.Duration)
 }
 
 type nopObserver struct{}
 
-func (nopObserver) MovePlayed()         {}
-func (nopObserver) MoveRejected(string) {}
-func (nopObserver) WatchersChanged(int) {}
+func (nopObserver) MovePlayed()               {}
+func (nopObserver) MoveRejected(string)       {}
+func (nopObserver) WatchersChanged(int)       {}
+func (nopObserver) MoveChecked(time.Duration) {}
 
 // Service runs stateful games on a Store. It is safe for concurrent use.
 type Service struct {
@@ -465,11 +469,13 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		e.Metadata = map[string]string{"side": sideName(side), "side_to_move": sideName(pos.SideToMove())}
 		return nil, nil, e
 	}
+	t0 := time.Now()
 	eg, err := g.replay()
 	if err != nil {
 		return nil, nil, err
 	}
 	m, err := eg.PlayText(text)
+	s.observer.MoveChecked(time.Since(t0))
 	if err != nil {
 		var me *engine.MoveError
 		if errors.As(err, &me) {

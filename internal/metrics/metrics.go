@@ -25,6 +25,7 @@ type Metrics struct {
 
 	movegen      *prometheus.HistogramVec
 	movegenByOp  map[string]prometheus.Observer
+	movegenCalls map[string]prometheus.Counter
 	watchers     prometheus.Gauge
 	movesPlayed  prometheus.Counter
 	movesRefused *prometheus.CounterVec
@@ -35,8 +36,11 @@ type Metrics struct {
 	engineMove  prometheus.Histogram
 }
 
-// Operations of damone_movegen_duration_seconds.
-var operations = []string{"list_legal_moves", "apply_move", "perft", "validate_game"}
+// Operations of damone_movegen_total and damone_movegen_duration_seconds:
+// the RulesService calls, and make_move, a move played in a game
+// (GameService.MakeMove or the engine's move), which replays the game and
+// checks the move.
+var operations = []string{"list_legal_moves", "apply_move", "perft", "validate_game", "make_move"}
 
 // New registers every metric on a new registry. countGames reports the
 // games held (read at scrape time).
@@ -49,7 +53,7 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		)),
 		movegen: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "damone_movegen_duration_seconds",
-			Help: "Time the engine spent per call generating, validating or counting moves, by operation (list_legal_moves, apply_move, perft, validate_game: one whole game); the RPC around it is not included. list_legal_moves, apply_move and validate_game are sampled, 1 call in 8.",
+			Help: "Time the engine spent per call generating, checking or counting moves, by operation (list_legal_moves, apply_move, perft, validate_game: one whole game, make_move: a move in a game, with the replay of its moves); the RPC around it is not included. list_legal_moves, apply_move and validate_game are sampled, 1 call in 8: damone_movegen_total counts every call.",
 			// 50 ns to about 1 ms, doubling.
 			Buckets: prometheus.ExponentialBuckets(50e-9, 2, 15),
 			// Native histogram buckets about 10% wide for scrapers that
@@ -79,7 +83,12 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		}
 		return float64(n)
 	})
+	movegenTotal := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "damone_movegen_total",
+		Help: "Engine calls that generate, check or count moves, every one counted, by operation (as damone_movegen_duration_seconds, which samples some).",
+	}, []string{"operation"})
 	reg.MustRegister(
+		movegenTotal,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
@@ -101,8 +110,10 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove)
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
+	m.movegenCalls = make(map[string]prometheus.Counter, len(operations))
 	for _, op := range operations {
 		m.movegenByOp[op] = m.movegen.WithLabelValues(op)
+		m.movegenCalls[op] = movegenTotal.WithLabelValues(op)
 	}
 	return m
 }
@@ -115,15 +126,31 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 // call in 8, chosen by the runtime's cheap per-thread random source (a few
 // nanoseconds, no shared counter), keeps the cost of measuring far below
 // the work measured while the distribution stays representative; the call
-// count comes from grpc_server_handled_total. Perft, which takes
-// milliseconds, is always timed.
+// count comes from damone_movegen_total (CountMovegen, an atomic add).
+// Perft, which takes milliseconds, is always timed.
 func (m *Metrics) SampleMovegen() bool { return rand.Uint32()&7 == 0 }
 
-// ObserveMovegen records one engine call.
+// CountMovegen counts one engine call of the operation.
+func (m *Metrics) CountMovegen(operation string) {
+	if c, ok := m.movegenCalls[operation]; ok {
+		c.Inc()
+	}
+}
+
+// ObserveMovegen records how long one engine call took (its count is
+// CountMovegen's).
 func (m *Metrics) ObserveMovegen(operation string, d time.Duration) {
 	if o, ok := m.movegenByOp[operation]; ok {
 		o.Observe(d.Seconds())
 	}
+}
+
+// MoveChecked counts and times a move played or refused in a game
+// (operation make_move): every one is timed, as it costs far more than
+// timing it.
+func (m *Metrics) MoveChecked(d time.Duration) {
+	m.movegenCalls["make_move"].Inc()
+	m.movegenByOp["make_move"].Observe(d.Seconds())
 }
 
 // MovePlayed counts a move played in a game.

@@ -21,11 +21,13 @@ import (
 // of several kilobytes on the hottest call.
 var movePool = sync.Pool{New: func() any { b := make([]engine.Move, 0, 64); return &b }}
 
-// MovegenObserver records how long the engine's work took per operation
-// ("list_legal_moves", "apply_move", "perft"), measured around the engine
-// call only, not the RPC. SampleMovegen says whether to time a fast call
-// at all (timing costs about as much as the work; see package metrics).
+// MovegenObserver counts the engine's calls per operation
+// ("list_legal_moves", "apply_move", "perft", "validate_game"), every one,
+// and records how long they took, measured around the engine call only,
+// not the RPC. SampleMovegen says whether to time a fast call at all
+// (timing costs about as much as the work; see package metrics).
 type MovegenObserver interface {
+	CountMovegen(operation string)
 	SampleMovegen() bool
 	ObserveMovegen(operation string, d time.Duration)
 }
@@ -39,6 +41,7 @@ type sampleTimer struct {
 }
 
 func startTimer(obs MovegenObserver, op string) sampleTimer {
+	obs.CountMovegen(op)
 	if !obs.SampleMovegen() {
 		return sampleTimer{}
 	}
@@ -169,6 +172,7 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 			out.Divisions = append(out.Divisions, &damonev1.PerftResponse_Division{Move: moves[i].String(), Nodes: int64(n)})
 		}
 	}
+	s.observe.CountMovegen("perft")
 	s.observe.ObserveMovegen("perft", time.Since(t0))
 	slices.SortFunc(out.Divisions, func(a, b *damonev1.PerftResponse_Division) int { return strings.Compare(a.Move, b.Move) })
 	return out, nil

@@ -12,6 +12,7 @@ import (
 
 type noObserver struct{}
 
+func (noObserver) CountMovegen(string)                  {}
 func (noObserver) SampleMovegen() bool                  { return false }
 func (noObserver) ObserveMovegen(string, time.Duration) {}
 
