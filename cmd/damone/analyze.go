@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,9 +24,14 @@ type analyzeArgs struct {
 	variant  engine.Variant
 }
 
-func parseAnalyzeArgs(args []string, stdin io.Reader, stderr io.Writer) (*analyzeArgs, error) {
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// parseAnalyzeArgs parses analyze's command line; help asked for goes to
+// stdout.
+func parseAnalyzeArgs(args []string, stdin io.Reader, stdout io.Writer) (*analyzeArgs, error) {
+	fs := newCommandFlags("analyze", stdout, `Usage: damone analyze [flags]
+
+Searches a position and prints one line per completed depth: depth, score
+(Pedines for the side to move, or "win in N plies"/"loss in N plies"),
+nodes, nodes/s, time and the principal variation; then the best move.`)
 	var pf positionFlags
 	fs.StringVar(&pf.setup, "variant", "standard", "starting setup when no position is given: standard or no-damone")
 	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
@@ -41,17 +45,7 @@ func parseAnalyzeArgs(args []string, stdin io.Reader, stderr io.Writer) (*analyz
 	hash := fs.Int("hash", 64, "transposition table size in MiB")
 	captureAll := fs.Bool("capture-all-damones", false, "win condition: capture all Damones")
 	asJSON := fs.Bool("json", false, "print one JSON object per completed depth, then the result")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `Usage: damone analyze [flags]
-
-Searches a position and prints one line per completed depth: depth, score
-(Pedines for the side to move, or "win in N plies"/"loss in N plies"),
-nodes, nodes/s, time and the principal variation; then the best move.
-
-Flags:`)
-		fs.PrintDefaults()
-	}
-	if rest, err := parseInterspersed(fs, args); err != nil {
+	if rest, err := fs.parse(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
 		return nil, usagef("unexpected argument %q", rest[0])
@@ -147,7 +141,7 @@ func writeInfo(w io.Writer, info search.Info) {
 }
 
 func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	a, err := parseAnalyzeArgs(args, stdin, stderr)
+	a, err := parseAnalyzeArgs(args, stdin, stdout)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -102,8 +101,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("bench", stdout, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.")
 	var cfg benchConfig
 	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server; several, comma-separated, spread the load over replicas\n(worker or stream w goes to address w modulo their number; the watch scenario needs replicas that share a store)")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server; several, comma-separated, in the order of --grpc-addr")
@@ -125,11 +123,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
 	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if pos, err := parseInterspersed(fs, args); err != nil {
+	if pos, err := fs.parse(args); err != nil {
 		return err
 	} else if len(pos) != 0 {
 		return usagef("unexpected argument %q", pos[0])

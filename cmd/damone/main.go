@@ -11,7 +11,8 @@
 //	damone pdn export games/ID      print a running server's game as PDN
 //	damone version                  print the version
 //
-// Run "damone COMMAND --help" for a command's flags.
+// Run "damone COMMAND --help" (or "damone help COMMAND") for a command's
+// flags; help goes to stdout.
 package main
 
 import (
@@ -41,10 +42,7 @@ func commands() []command {
 		{"match", "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", runMatch},
 		{"bench", "load a running server: list-legal-moves over gRPC and REST, watch fan-out", runBench},
 		{"pdn", "validate PDN game records; export a server's game as PDN", runPdn},
-		{"version", "print the version", func(_ []string, _ io.Reader, out, _ io.Writer) error {
-			_, err := fmt.Fprintln(out, version)
-			return err
-		}},
+		{"version", "print the version", runVersion},
 	}
 }
 
@@ -53,14 +51,25 @@ func main() {
 }
 
 // run dispatches to a subcommand and returns the process exit code:
-// 0 success, 1 failure, 2 usage error.
+// 0 success, 1 failure, 2 usage error. Help asked for (damone --help,
+// damone help [COMMAND], damone COMMAND --help) goes to stdout with exit
+// code 0; a usage mistake goes to stderr with exit code 2.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
 		return 0
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return 0
+		}
+		// damone help COMMAND [SUBCOMMAND] is damone COMMAND [SUBCOMMAND] --help.
+		args = append(args[1:len(args):len(args)], "--help")
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -71,7 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			case errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.As(err, new(usageError)):
-				fmt.Fprintf(stderr, "damone %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "damone %s: %v\nRun 'damone %s --help' for usage.\n", c.name, err, c.name)
 				return 2
 			default:
 				fmt.Fprintf(stderr, "damone %s: %v\n", c.name, err)
@@ -89,7 +98,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'damone COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'damone COMMAND --help' (or 'damone help COMMAND') for a command's flags.")
 }
 
 // usageError marks an error in the command line (exit code 2).
@@ -99,22 +108,13 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// parseInterspersed parses flags that may come before or after the
-// positional arguments, which the standard flag package alone does not.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usagef("%v", err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+func runVersion(args []string, _ io.Reader, stdout, _ io.Writer) error {
+	fs := newCommandFlags("version", stdout, "Usage: damone version\n\nPrints the version of this binary (the git description it was built from, or dev).")
+	if rest, err := fs.parse(args); err != nil {
+		return err
+	} else if len(rest) != 0 {
+		return usagef("unexpected argument %q", rest[0])
 	}
+	_, err := fmt.Fprintln(stdout, version)
+	return err
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -27,9 +26,20 @@ type matchArgs struct {
 	progress   bool
 }
 
-func parseMatchArgs(args []string, stderr io.Writer) (*matchArgs, error) {
-	fs := flag.NewFlagSet("match", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// parseMatchArgs parses match's command line; help asked for goes to
+// stdout.
+func parseMatchArgs(args []string, stdout io.Writer) (*matchArgs, error) {
+	fs := newCommandFlags("match", stdout, `Usage: damone match [flags]
+
+Plays --pairs game pairs between two players from a seeded set of openings
+(distinct positions after --openings-plies random plies), colours swapped
+within each pair, and reports W/D/L, pentanomial counts, score, Elo with a
+95 % interval and, with --sprt, the log-likelihood ratio.
+
+Players (KIND[:KEY=VALUE,...]):
+  engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB]
+  random | greedy
+  playout:movetime=100ms | playout:playouts=50 [,plies=20]`)
 	p1 := fs.String("player1", "engine:movetime=100ms", "player 1 (see below)")
 	p2 := fs.String("player2", "random", "player 2 (see below)")
 	pairs := fs.Int("pairs", 100, "game pairs (each opening is played twice, colours swapped)")
@@ -41,24 +51,7 @@ func parseMatchArgs(args []string, stderr io.Writer) (*matchArgs, error) {
 	variant := fs.String("variant", "standard", "setup: standard or no-damone")
 	asJSON := fs.Bool("json", false, "print the result as JSON (games included)")
 	progress := fs.Bool("progress", false, "print a line per finished game to stderr")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: damone match [flags]
-
-Plays --pairs game pairs between two players from a seeded set of openings
-(distinct positions after --openings-plies random plies), colours swapped
-within each pair, and reports W/D/L, pentanomial counts, score, Elo with a
-95 % interval and, with --sprt, the log-likelihood ratio.
-
-Players (KIND[:KEY=VALUE,...]):
-  engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB]
-  random | greedy
-  playout:movetime=100ms | playout:playouts=50 [,plies=20]
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if rest, err := parseInterspersed(fs, args); err != nil {
+	if rest, err := fs.parse(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
 		return nil, usagef("unexpected argument %q", rest[0])
@@ -102,7 +95,7 @@ Flags:
 }
 
 func runMatch(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	a, err := parseMatchArgs(args, stderr)
+	a, err := parseMatchArgs(args, stdout)
 	if err != nil {
 		return err
 	}

@@ -2,25 +2,26 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+
+	"github.com/damone-rules/damone/internal/engine"
 )
 
 func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("moves", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("moves", stdout, `Usage: damone moves [flags]
+
+Prints the legal moves of a position, one per line, in notation, sorted by
+notation as the API's ListLegalMoves lists them.`)
 	var pf positionFlags
 	fs.StringVar(&pf.setup, "variant", "standard", "starting setup when no position is given: standard or no-damone")
 	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
 	fs.StringVar(&pf.text, "position", "", "position text (docs/notation.md)")
 	fs.StringVar(&pf.jsonText, "position-json", "", "structured position JSON ('-' reads stdin)")
 	asJSON := fs.Bool("json", false, "print a JSON array of moves with their details")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: damone moves [flags]\n\nPrints the legal moves of a position, one per line, in notation.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if pos, err := parseInterspersed(fs, args); err != nil {
+	if pos, err := fs.parse(args); err != nil {
 		return err
 	} else if len(pos) != 0 {
 		return usagef("unexpected argument %q", pos[0])
@@ -30,6 +31,8 @@ func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	moves := p.LegalMoves()
+	// In the API's order (RulesService.ListLegalMoves): by notation.
+	slices.SortFunc(moves, func(a, b engine.Move) int { return strings.Compare(a.String(), b.String()) })
 	if !*asJSON {
 		for _, m := range moves {
 			fmt.Fprintln(stdout, m.String())

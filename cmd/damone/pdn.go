@@ -22,7 +22,7 @@ import (
 	"github.com/damone-rules/damone/internal/validation"
 )
 
-const pdnUsage = `Usage:
+const pdnUsage = `Usage: damone pdn validate|export ...
   damone pdn validate [--json] FILE...             judge every game of PDN files ('-' reads stdin)
   damone pdn export [--addr HOST:PORT] games/ID    print a service game as PDN
 
@@ -41,7 +41,7 @@ func runPdn(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "export":
 		return runPdnExport(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(stderr, pdnUsage)
+		fmt.Fprintln(stdout, pdnUsage)
 		return flag.ErrHelp
 	}
 	return usagef("unknown subcommand %q (want validate or export)", args[0])
@@ -83,11 +83,7 @@ type pdnEnding struct {
 }
 
 func runPdnValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pdn validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object per game (and per unreadable file), then a summary object")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `Usage: damone pdn validate [--json] FILE...
+	fs := newCommandFlags("pdn validate", stdout, `Usage: damone pdn validate [--json] FILE...
 
 Reads every game of the PDN files ('-' reads stdin), takes its rules from
 its tags (docs/notation.md, PDN) and plays its moves with the engine.
@@ -98,12 +94,9 @@ the mistake, and the other files are still read. Then a summary.
 
 Exit status: 0 if every game is valid, 1 if any game is invalid or
 unreadable (its tags give no variant) or any file unreadable, 2 for a
-usage error.
-
-Flags:`)
-		fs.PrintDefaults()
-	}
-	files, err := parseInterspersed(fs, args)
+usage error.`)
+	asJSON := fs.Bool("json", false, "print one JSON object per game (and per unreadable file), then a summary object")
+	files, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -224,20 +217,13 @@ func judgePDNGame(file string, n int, g *pdn.Game) (pdnVerdict, string) {
 }
 
 func runPdnExport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pdn export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "localhost:9090", "gRPC address of the running server (host:port)")
-	timeout := fs.Duration("timeout", 10*time.Second, "give up on the call after this long")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `Usage: damone pdn export [--addr HOST:PORT] games/ID
+	fs := newCommandFlags("pdn export", stdout, `Usage: damone pdn export [--addr HOST:PORT] games/ID
 
 Asks a running server for a game (GameService.ExportPdn) and prints it as
-one PDN game record.
-
-Flags:`)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
+one PDN game record.`)
+	addr := fs.String("addr", "localhost:9090", "gRPC address of the running server (host:port)")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up on the call after this long")
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}

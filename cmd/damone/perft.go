@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -15,8 +14,10 @@ import (
 )
 
 func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("perft", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommandFlags("perft", stdout, `Usage: damone perft [flags] DEPTH
+
+Counts the leaf nodes of the legal-move tree at depths 1..DEPTH (distinct
+moves, no game-over rule but 'no legal move'), with time and nodes/s.`)
 	var pf positionFlags
 	fs.StringVar(&pf.setup, "variant", "standard", "starting setup: standard or no-damone")
 	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
@@ -25,11 +26,7 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	divide := fs.Bool("divide", false, "print the count under each first move at DEPTH")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	threads := fs.Int("threads", 1, "split the first moves over this many goroutines (0 = one per CPU)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: damone perft [flags] DEPTH\n\nCounts the leaf nodes of the legal-move tree at depths 1..DEPTH (distinct\nmoves, no game-over rule but 'no legal move'), with time and nodes/s.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
+	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}

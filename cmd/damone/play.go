@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,26 +20,21 @@ type playArgs struct {
 	variant engine.Variant
 }
 
-func parsePlayArgs(args []string, stderr io.Writer) (*playArgs, error) {
-	fs := flag.NewFlagSet("play", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// parsePlayArgs parses play's command line; help asked for goes to
+// stdout.
+func parsePlayArgs(args []string, stdout io.Writer) (*playArgs, error) {
+	fs := newCommandFlags("play", stdout, `Usage: damone play [flags]
+
+A game against the engine in the terminal. Type moves in notation (e2-d3,
+f3xd5xb7, or the short form f3xb7); "moves" lists the legal moves, "board"
+redraws the board, "quit" resigns. Input can be piped.`)
 	side := fs.String("side", "red", "your side: red or black")
 	movetime := fs.Duration("movetime", time.Second, "the engine's time a move")
 	nodes := fs.Int64("nodes", 0, "the engine's node budget a move instead of --movetime (reproducible)")
 	depth := fs.Int("depth", 0, "the engine's depth a move instead of --movetime")
 	setup := fs.String("variant", "standard", "setup: standard or no-damone")
 	first := fs.String("first", "red", "side that moves first: red or black")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `Usage: damone play [flags]
-
-A game against the engine in the terminal. Type moves in notation (e2-d3,
-f3xd5xb7, or the short form f3xb7); "moves" lists the legal moves, "board"
-redraws the board, "quit" resigns. Input can be piped.
-
-Flags:`)
-		fs.PrintDefaults()
-	}
-	if rest, err := parseInterspersed(fs, args); err != nil {
+	if rest, err := fs.parse(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
 		return nil, usagef("unexpected argument %q", rest[0])
@@ -99,7 +93,7 @@ func drawBoard(w io.Writer, p *engine.Position) {
 }
 
 func runPlay(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	a, err := parsePlayArgs(args, stderr)
+	a, err := parsePlayArgs(args, stdout)
 	if err != nil {
 		return err
 	}

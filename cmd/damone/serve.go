@@ -29,9 +29,15 @@ import (
 // --grpc-addr is DAMONE_GRPC_ADDR.
 const envPrefix = "DAMONE"
 
-func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newCommandFlags("serve", stdout, fmt.Sprintf(`Usage: damone serve [flags]
+
+Runs the damone gRPC service, its REST/JSON gateway and its metrics endpoint.
+Every flag can also be set by an environment variable: %s_ and the flag's
+name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefix))
+	fs.note = func(f *flag.Flag) string {
+		return "env " + envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+	}
 	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
 	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
@@ -56,21 +62,12 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) error {
 	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")
 	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
 	watchBuffer := fs.Int("watch-buffer", games.DefaultLimits.WatchBuffer, "events buffered per watcher before a slow watcher is cut off")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: damone serve [flags]\n\nRuns the damone gRPC service, its REST/JSON gateway and its metrics endpoint.\nEvery flag can also be set by an environment variable: %s_ and the flag's\nname in upper case with '-' as '_' (a flag on the command line wins).\n\nFlags:\n", envPrefix)
-		fs.VisitAll(func(f *flag.Flag) {
-			env := envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-			fmt.Fprintf(stderr, "  --%s (env %s, default %q)\n      %s\n", f.Name, env, f.DefValue, f.Usage)
-		})
-	}
-	if err := ff.Parse(fs, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	if err := ff.Parse(fs.FlagSet, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
+		err = fs.parseError(err)
+		if !errors.Is(err, flag.ErrHelp) && strings.Contains(err.Error(), "parse error") {
+			err = usagef("%v (durations need a unit, e.g. 20s or 500ms; sizes and counts are whole numbers)", err)
 		}
-		if strings.Contains(err.Error(), "parse error") {
-			err = fmt.Errorf("%v (durations need a unit, e.g. 20s or 500ms; sizes and counts are whole numbers)", err)
-		}
-		return usagef("%v", err)
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
