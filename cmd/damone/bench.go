@@ -1101,19 +1101,24 @@ func (rep *benchReport) writeValidate(w io.Writer) error {
 		l.Games, l.Plies, l.Seed, l.Plies, l.Streams, l.InFlight, l.Concurrency)
 	if l.CPUFrom != "" {
 		fmt.Fprintf(w, "server CPU: %s, read at the start and end of each measured window\n", l.CPUFrom)
+		fmt.Fprintln(w, "machine busy: CPU time of every process on the machine (/proc/stat) in the same windows")
 	} else {
 		fmt.Fprintln(w, "server CPU: not measured (give --metrics-addr or --server-pid)")
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tgames\terrors\tgames/s\tplies/s\tp50/game\tp99/game\tmax\tserver CPU\tserver CPU/ply\tclient CPU\tclient CPU/ply\t")
+	fmt.Fprintln(tw, "scenario\tgames\terrors\tgames/s\tplies/s\tp50/game\tp99/game\tmax\tserver CPU\tserver CPU/ply\tclient CPU\tclient CPU/ply\tmachine busy\t")
 	for _, r := range rep.Validate {
 		srv, srvPly := "-", "-"
 		if r.ServerNsPly > 0 {
 			srv, srvPly = fmt.Sprintf("%.2f cores", r.ServerCores), fmtNs(r.ServerNsPly)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f cores\t%s\t\n", r.Scenario, r.Games, r.Errors,
-			r.GamesPerSec, r.PliesPerSec, fmtUs(r.P50us), fmtUs(r.P99us), fmtUs(r.MaxUs), srv, srvPly, r.ClientCores, fmtNs(r.ClientNsPly))
+		machine := "-"
+		if r.MachineCores > 0 {
+			machine = fmt.Sprintf("%.2f cores", r.MachineCores)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.2f cores\t%s\t%s\t\n", r.Scenario, r.Games, r.Errors,
+			r.GamesPerSec, r.PliesPerSec, fmtUs(r.P50us), fmtUs(r.P99us), fmtUs(r.MaxUs), srv, srvPly, r.ClientCores, fmtNs(r.ClientNsPly), machine)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

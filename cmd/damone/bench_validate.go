@@ -248,7 +248,8 @@ type validateSamples struct {
 	measured   time.Duration
 	serverCPU  []time.Duration // per server, over the windows
 	clientCPU  time.Duration
-	cpuSources int // servers whose CPU was read
+	machineCPU time.Duration // busy CPU time of the whole machine (every process), if known
+	cpuSources int           // servers whose CPU was read
 	cpuErr     string
 }
 
@@ -281,6 +282,7 @@ func (s *validateSamples) add(o *validateSamples) {
 	s.errs += o.errs
 	s.measured += o.measured
 	s.clientCPU += o.clientCPU
+	s.machineCPU += o.machineCPU
 	s.cpuSources = o.cpuSources
 }
 
@@ -298,6 +300,7 @@ type validateResult struct {
 	ServerCores  float64         `json:"server_cpu_cores,omitempty"`
 	ServerNsPly  float64         `json:"server_cpu_ns_per_ply,omitempty"`
 	ClientCores  float64         `json:"client_cpu_cores"`
+	MachineCores float64         `json:"machine_busy_cores,omitempty"`
 	ClientNsPly  float64         `json:"client_cpu_ns_per_ply"`
 	CPUError     string          `json:"cpu_error,omitempty"`
 	PerReplica   []replicaResult `json:"per_replica,omitempty"`
@@ -325,6 +328,7 @@ func (s *validateSamples) result(name string, plies int, addrs []string) *valida
 	r.PliesPerSec = r.GamesPerSec * float64(plies)
 	totalPlies := float64(s.games * plies)
 	r.ClientCores = s.clientCPU.Seconds() / sec
+	r.MachineCores = s.machineCPU.Seconds() / sec
 	if totalPlies > 0 {
 		r.ClientNsPly = float64(s.clientCPU.Nanoseconds()) / totalPlies
 	}
@@ -436,6 +440,33 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
+// machineBusy is the CPU time the whole machine has spent busy (every
+// process, user and system) so far, from /proc/stat; 0 where there is
+// none.
+func machineBusy() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0
+	}
+	var ticks int64
+	for i, v := range f[1:] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		if i >= 8 { // guest time is already in user time
+			break
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
 // selfCPU is the load generator's own CPU time so far.
 func selfCPU() time.Duration {
 	var ru syscall.Rusage
@@ -489,10 +520,10 @@ func runValidate(ctx context.Context, cpu *cpuReader, nAddrs int, warmup, durati
 		defer cpuWG.Done()
 		sleepUntil(ctx, win.start)
 		c0, err := cpu.read(ctx)
-		s0 := selfCPU()
+		s0, m0 := selfCPU(), machineBusy()
 		sleepUntil(ctx, win.end)
 		c1, err1 := cpu.read(ctx)
-		s.clientCPU = selfCPU() - s0
+		s.clientCPU, s.machineCPU = selfCPU()-s0, machineBusy()-m0
 		if err = errors.Join(err, err1); err != nil {
 			s.cpuErr = err.Error()
 			return
