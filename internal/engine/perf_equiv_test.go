@@ -240,3 +240,64 @@ func TestGameReset(t *testing.T) {
 		t.Errorf("Reset with a bad variant: %v, variant now %+v", err, g.Variant())
 	}
 }
+
+// referenceString is Position.String as it was, on a strings.Builder.
+func (p Position) referenceString() string {
+	var b strings.Builder
+	b.Grow(80)
+	b.WriteByte(p.stm.Letter())
+	for s := Red; s <= Black; s++ {
+		b.WriteByte(':')
+		b.WriteByte(s.Letter())
+		first := true
+		for r := Damone; ; r-- {
+			for bb := p.pieces[s][r]; bb != 0; bb &= bb - 1 {
+				if !first {
+					b.WriteByte(',')
+				}
+				first = false
+				b.WriteByte(r.Letter())
+				b.WriteString(Square(trailingZeros(bb)).String())
+			}
+			if r == Pedine {
+				break
+			}
+		}
+	}
+	b.WriteByte(':')
+	b.WriteString(fmt.Sprint(int(p.noProgress)))
+	return b.String()
+}
+
+// String and AppendText write the text the Builder-based String wrote,
+// on positions of random games, a full board, an empty one and the
+// largest counter.
+func TestPositionTextUnchanged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var ps []Position
+	var full Position
+	for i, s := range Squares {
+		full.put(Side(i/16), Rank(i%3), s)
+	}
+	full.noProgress = 65535
+	ps = append(ps, Position{}, full)
+	p, _ := StartPosition(SetupStandard, Red)
+	for range 300 {
+		ps = append(ps, p)
+		legal := p.LegalMoves()
+		if len(legal) == 0 {
+			p, _ = StartPosition(SetupNoDamone, Black)
+			continue
+		}
+		p.Play(&legal[rng.IntN(len(legal))])
+	}
+	for _, p := range ps {
+		want := p.referenceString()
+		if got := p.String(); got != want {
+			t.Fatalf("String %q, want %q", got, want)
+		}
+		if got := string(p.AppendText([]byte("x"))); got != "x"+want {
+			t.Fatalf("AppendText %q, want %q", got, "x"+want)
+		}
+	}
+}

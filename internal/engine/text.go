@@ -20,30 +20,32 @@ import (
 
 // String returns the position in its text form.
 func (p Position) String() string {
-	var b strings.Builder
-	b.Grow(80)
-	b.WriteByte(p.stm.Letter())
+	var buf [160]byte // the longest text, 32 pieces, is 139 bytes
+	return string(p.AppendText(buf[:0]))
+}
+
+// AppendText appends the position's text form (String) to b.
+func (p *Position) AppendText(b []byte) []byte {
+	b = append(b, p.stm.Letter())
 	for s := Red; s <= Black; s++ {
-		b.WriteByte(':')
-		b.WriteByte(s.Letter())
+		b = append(b, ':', s.Letter())
 		first := true
 		for r := Damone; ; r-- {
 			for bb := p.pieces[s][r]; bb != 0; bb &= bb - 1 {
 				if !first {
-					b.WriteByte(',')
+					b = append(b, ',')
 				}
 				first = false
-				b.WriteByte(r.Letter())
-				b.WriteString(Square(trailingZeros(bb)).String())
+				b = append(b, r.Letter())
+				b = append(b, Square(trailingZeros(bb)).String()...)
 			}
 			if r == Pedine {
 				break
 			}
 		}
 	}
-	b.WriteByte(':')
-	b.WriteString(strconv.Itoa(int(p.noProgress)))
-	return b.String()
+	b = append(b, ':')
+	return strconv.AppendInt(b, int64(p.noProgress), 10)
 }
 
 // ParsePosition parses the text form written by String. Piece order within

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -118,10 +119,7 @@ func verdictToProto(v *validation.Verdict, given []string) *damonev1.ValidateGam
 		out.EndPly = ptr(int32(v.EndPly))
 	}
 	if len(v.Positions) > 0 {
-		out.Positions = make([]*damonev1.Position, len(v.Positions))
-		for i := range v.Positions {
-			out.Positions[i] = positionToProto(&v.Positions[i])
-		}
+		out.Positions = positionsToProto(v.Positions)
 	}
 	if v.Err != nil {
 		var st *status.Status
@@ -161,6 +159,63 @@ func notations(moves []engine.Move, given []string) []string {
 		}
 	}
 	return out
+}
+
+// positionsToProto converts many positions as positionToProto does each,
+// with a handful of allocations for all of them instead of several per
+// position: include_positions asks for one per ply.
+func positionsToProto(ps []engine.Position) []*damonev1.Position {
+	pieces, textBytes := 0, 0
+	for i := range ps {
+		n := bits.OnesCount64(occupied(&ps[i]))
+		pieces += n
+		textBytes += 12 + 4*n // "R:R:B:" + "Mh1," per piece + the counter
+	}
+	msgs := make([]damonev1.Position, len(ps))
+	out := make([]*damonev1.Position, len(ps))
+	pieceMsgs := make([]damonev1.Piece, pieces)
+	piecePtrs := make([]*damonev1.Piece, pieces)
+	// Every text in one string, each position's a substring of it.
+	text := make([]byte, 0, textBytes)
+	ends := make([]int, len(ps))
+	for i := range ps {
+		text = ps[i].AppendText(text)
+		ends[i] = len(text)
+	}
+	all := string(text)
+	start := 0
+	for i := range ps {
+		p := &ps[i]
+		m := &msgs[i]
+		m.SideToMove, m.NoProgressPlies, m.Text = sideToProto[p.SideToMove()], int32(p.NoProgress()), all[start:ends[i]]
+		start = ends[i]
+		occ := occupied(p)
+		n := bits.OnesCount64(occ)
+		m.Pieces, piecePtrs = piecePtrs[:n:n], piecePtrs[n:]
+		// By square, a1 to h8 row by row, as positionToProto lists them.
+		for j := 0; occ != 0; occ &= occ - 1 {
+			sq := engine.Square(bits.TrailingZeros64(occ))
+			pc, _ := p.PieceAt(sq)
+			pm := &pieceMsgs[0]
+			pieceMsgs = pieceMsgs[1:]
+			pm.Square, pm.Side, pm.Rank = sq.String(), sideToProto[pc.Side], rankToProto[pc.Rank]
+			m.Pieces[j] = pm
+			j++
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// occupied returns the squares holding a piece, as a bitboard.
+func occupied(p *engine.Position) uint64 {
+	var occ uint64
+	for side := engine.Red; side <= engine.Black; side++ {
+		for r := engine.Pedine; r <= engine.Damone; r++ {
+			occ |= p.Bitboard(side, r)
+		}
+	}
+	return occ
 }
 
 // validationError is a stream answer's error in the error model's terms.

@@ -10,22 +10,25 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/validation"
 	"github.com/damone-rules/damone/internal/validation/benchgames"
 )
 
 // validateBenchRequests are the wire forms of ValidateGame requests for
 // 64 random valid games of 100 plies (package benchgames, seed 1: the
 // games `damone bench` sends by default).
-func validateBenchRequests(b *testing.B) [][]byte {
+func validateBenchRequests(b *testing.B, positions bool) [][]byte {
 	games, err := benchgames.Games(1, 64, 100)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := make([][]byte, len(games))
 	for i, moves := range games {
-		req := &damonev1.ValidateGamesRequest{Id: "g", Game: &damonev1.ValidateGameRequest{Moves: moves}}
+		req := &damonev1.ValidateGamesRequest{Id: "g", Game: &damonev1.ValidateGameRequest{Moves: moves, IncludePositions: positions}}
 		if out[i], err = req.MarshalVT(); err != nil {
 			b.Fatal(err)
 		}
@@ -38,33 +41,37 @@ func validateBenchRequests(b *testing.B) [][]byte {
 // with the service's codec, the handler (engine and response) and
 // encoding the answer. unary calls ValidateGame; stream sends the same
 // games through ValidateGames on one stream, one message each way per
-// game. ns/ply is per validated ply.
+// game; unary-positions is unary with include_positions. ns/ply is per
+// validated ply.
 func BenchmarkValidateGameHandler(b *testing.B) {
 	s := NewRulesServer(8, DefaultMaxGamePlies, noObserver{})
-	wires := validateBenchRequests(b)
 	c := newCodec(0)
-	b.Run("unary", func(b *testing.B) {
-		b.ReportAllocs()
-		plies, i := 0, 0
-		for b.Loop() {
-			var req damonev1.ValidateGamesRequest
-			if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wires[i%len(wires)])}, &req); err != nil {
-				b.Fatal(err)
+	unary := func(wires [][]byte) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			plies, i := 0, 0
+			for b.Loop() {
+				var req damonev1.ValidateGamesRequest
+				if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wires[i%len(wires)])}, &req); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				resp, err := s.ValidateGame(context.Background(), req.Game)
+				if err != nil || !resp.Valid || resp.Ply != 100 || req.Game.IncludePositions != (len(resp.Positions) == 100) {
+					b.Fatalf("%v, valid %v, ply %d, %d positions", err, resp.GetValid(), resp.GetPly(), len(resp.GetPositions()))
+				}
+				out, err := c.Marshal(resp)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Free()
+				plies += int(resp.Ply)
 			}
-			i++
-			resp, err := s.ValidateGame(context.Background(), req.Game)
-			if err != nil || !resp.Valid || resp.Ply != 100 {
-				b.Fatalf("%v, valid %v, ply %d", err, resp.GetValid(), resp.GetPly())
-			}
-			out, err := c.Marshal(resp)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out.Free()
-			plies += int(resp.Ply)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(plies), "ns/ply")
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(plies), "ns/ply")
-	})
+	}
+	wires := validateBenchRequests(b, false)
+	b.Run("unary", unary(wires))
 	b.Run("stream", func(b *testing.B) {
 		b.ReportAllocs()
 		st := &benchStream{wires: wires, codec: c, b: b}
@@ -76,6 +83,7 @@ func BenchmarkValidateGameHandler(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(st.plies), "ns/ply")
 	})
+	b.Run("unary-positions", unary(validateBenchRequests(b, true)))
 }
 
 // benchStream is a ValidateGames stream that decodes one request per
@@ -139,5 +147,35 @@ func TestNotationsReuseGivenText(t *testing.T) {
 	}
 	if unsafe.StringData(resp.Moves[0]) != unsafe.StringData(given[0]) {
 		t.Error("a move given in full notation was copied, not reused")
+	}
+}
+
+// positionsToProto gives, position by position, the messages
+// positionToProto gives.
+func TestPositionsToProtoAsOneByOne(t *testing.T) {
+	games, err := benchgames.Games(3, 4, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []engine.Position
+	for _, moves := range games {
+		v, err := validation.Game(engine.DefaultVariant(), moves, validation.Options{Positions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, v.Positions...)
+	}
+	for _, text := range []string{"R:RMe4,Me2:BMd5,Mf5,Pd3,Pf3,Dd7,Df7,Pg6:0", "B:RPc4:BPb5:65535", "R:R:B:0"} {
+		p, err := engine.ParsePosition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	got := positionsToProto(ps)
+	for i := range ps {
+		if want := positionToProto(&ps[i]); !proto.Equal(got[i], want) {
+			t.Fatalf("position %d: %v, want %v", i, got[i], want)
+		}
 	}
 }
