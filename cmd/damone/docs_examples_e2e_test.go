@@ -235,8 +235,11 @@ func isJSONBlock(it docItem) bool {
 	if it.lang == "json" || it.lang == "ndjson" {
 		return true
 	}
-	s := strings.TrimSpace(it.code)
-	return it.lang == "" && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "["))
+	if it.lang != "" {
+		return false
+	}
+	vs, err := decodeJSONSeq(ellipsize(it.code))
+	return err == nil && len(vs) > 0
 }
 
 func runDocExamples(t *testing.T, rel string) {
