@@ -9,7 +9,8 @@ package main
 //
 // What counts as an example, and how it runs:
 //
-//   - A fenced `sh` block that calls localhost:8080 is run, in document
+//   - A fenced `sh` block that calls the service (runs curl or grpcurl)
+//     is run, in document
 //     order, by a shell interpreter (mvdan.cc/sh), one shell per file, so
 //     variables set in one block ($GAME, $RED) hold in the next. Its
 //     commands are curl (net/http; localhost:8080 is the server's REST
@@ -230,6 +231,24 @@ func inlineParts(n gast.Node, src []byte, parts *[]docPart, code bool) {
 	}
 }
 
+// callsServer: the sh block calls the service, with curl or grpcurl.
+func callsServer(code string) bool {
+	f, err := syntax.NewParser().Parse(strings.NewReader(code), "")
+	if err != nil {
+		return true // and the run reports the parse error
+	}
+	calls := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			if w := c.Args[0].Lit(); w == "curl" || w == "grpcurl" {
+				calls = true
+			}
+		}
+		return !calls
+	})
+	return calls
+}
+
 // isJSONBlock: a code block that shows JSON.
 func isJSONBlock(it docItem) bool {
 	if it.lang == "json" || it.lang == "ndjson" {
@@ -259,7 +278,7 @@ func runDocExamples(t *testing.T, rel string) {
 			errorRows += runErrorTable(t, s, rel, section, it)
 		case "code":
 			switch {
-			case it.lang == "sh" && strings.Contains(it.code, "localhost:8080"):
+			case it.lang == "sh" && callsServer(it.code):
 				var expect *docItem
 				if i+1 < len(items) && items[i+1].kind == "code" && items[i+1].lang != "sh" {
 					expect = &items[i+1]
@@ -273,13 +292,13 @@ func runDocExamples(t *testing.T, rel string) {
 				r.runBlock(it, expect, para)
 				blocks++
 			case isJSONBlock(it) && !consumed[i]:
-				t.Errorf("%s:%d: a JSON example that no test runs: show it as the answer of a request, right after a sh block that calls localhost:8080", rel, it.line)
+				t.Errorf("%s:%d: a JSON example that no test runs: show it as the answer of a request, right after a sh block that calls the service", rel, it.line)
 			}
 		}
 	}
 	t.Logf("%s: %d sh blocks run (%d HTTP calls, %d gRPC calls), %d documented outputs compared, %d error table rows", rel, blocks, r.httpCalls, r.grpcCalls, outputs, errorRows)
 	if blocks == 0 {
-		t.Errorf("%s: no sh block calling localhost:8080 found: the extraction is broken", rel)
+		t.Errorf("%s: no sh block calling the service found: the extraction is broken", rel)
 	}
 }
 

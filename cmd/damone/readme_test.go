@@ -107,7 +107,7 @@ func TestReadmeListsTourTools(t *testing.T) {
 	// The programs the README's examples against a server run.
 	used := map[string]bool{}
 	for _, it := range items {
-		if it.kind != "code" || it.lang != "sh" || !strings.Contains(it.code, "localhost:8080") {
+		if it.kind != "code" || it.lang != "sh" || !callsServer(it.code) {
 			continue
 		}
 		f, err := syntax.NewParser().Parse(strings.NewReader(it.code), filepath.Base(readmePath))
