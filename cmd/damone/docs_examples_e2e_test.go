@@ -93,7 +93,7 @@ var volatileKeys = map[string]bool{
 
 // docQuiet is how long a streamed answer may be quiet before the example
 // stops reading it.
-const docQuiet = 1500 * time.Millisecond
+const docQuiet = 3 * time.Second
 
 func TestDocsExamples(t *testing.T) {
 	for _, f := range docFiles {
