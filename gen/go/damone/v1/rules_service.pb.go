@@ -516,7 +516,7 @@ func (x *PerftResponse) GetDivisions() []*PerftResponse_Division {
 // The request of RulesService.ValidateGame.
 //
 // JSON example: `{"variant": {"no_progress_limit": 8}, "moves": ["e2-d3",
-// "f7-e6", "d3-c4"]}`.
+// "b5-c4", "d3xb5"]}`.
 type ValidateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The rule settings the game was played under, with its start. Unset

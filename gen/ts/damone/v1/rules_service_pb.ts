@@ -323,7 +323,7 @@ export const PerftResponse_DivisionSchema: GenMessage<PerftResponse_Division> = 
  * The request of RulesService.ValidateGame.
  *
  * JSON example: `{"variant": {"no_progress_limit": 8}, "moves": ["e2-d3",
- * "f7-e6", "d3-c4"]}`.
+ * "b5-c4", "d3xb5"]}`.
  *
  * @generated from message damone.v1.ValidateGameRequest
  */
