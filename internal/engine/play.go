@@ -40,7 +40,7 @@ func (p *Position) Play(m *Move) {
 	h ^= zobristPiece[us][r][m.to] ^ zobristBlack
 	if m.captured != 0 || m.promo {
 		p.noProgress = 0
-	} else if p.noProgress < 65535 {
+	} else if p.noProgress < MaxNoProgress {
 		p.noProgress++
 	}
 	p.hash = h

@@ -14,9 +14,16 @@ type Position struct {
 	pieces     [2][NumRanks]uint64 // [side][rank] bitboards
 	occ        [2]uint64           // union of a side's bitboards
 	hash       uint64              // Zobrist hash, kept incrementally
-	noProgress uint16              // plies since the last capture or promotion
+	noProgress uint32              // plies since the last capture or promotion, 0..MaxNoProgress
 	stm        Side
 }
+
+// MaxNoProgress is the no-progress counter's largest value, the largest
+// the API's int32 holds. The counter counts every ply up to it (RULES.md,
+// End of the game), so a no-progress limit up to it is reached exactly; a
+// game that goes on past it, which only the rule turned off allows, keeps
+// it there.
+const MaxNoProgress = 1<<31 - 1
 
 // PlacedPiece is a piece on a square.
 type PlacedPiece struct {
@@ -50,11 +57,11 @@ func NewPosition(stm Side, pieces []PlacedPiece, noProgress int) (Position, erro
 	if stm > Black {
 		return p, &PositionError{"side to move", "unknown side"}
 	}
-	if noProgress < 0 || noProgress > 65535 {
-		return p, &PositionError{"no-progress counter", fmt.Sprintf("%d is out of range 0..65535", noProgress)}
+	if noProgress < 0 || noProgress > MaxNoProgress {
+		return p, &PositionError{"no-progress counter", fmt.Sprintf("%d is out of range 0..%d", noProgress, MaxNoProgress)}
 	}
 	p.stm = stm
-	p.noProgress = uint16(noProgress)
+	p.noProgress = uint32(noProgress)
 	for _, pc := range pieces {
 		if !pc.Square.Valid() {
 			return Position{}, &PositionError{pc.Square.String(), "not a playing square"}

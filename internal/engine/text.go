@@ -135,8 +135,8 @@ func ParsePosition(text string) (Position, error) {
 	noProgress := 0
 	if nf == 4 {
 		n, ok := plainNumber(fields[3])
-		if !ok || n > 65535 {
-			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..65535, got %s", Quote(fields[3]))}
+		if !ok || n > MaxNoProgress {
+			return Position{}, &PositionError{"field 4 (no-progress plies)", fmt.Sprintf("want a whole number 0..%d, got %s", MaxNoProgress, Quote(fields[3]))}
 		}
 		noProgress = n
 	}
@@ -144,9 +144,9 @@ func ParsePosition(text string) (Position, error) {
 }
 
 // plainNumber parses a number written in its canonical form: digits only,
-// no sign, no leading zero, at most 9 digits.
+// no sign, no leading zero, at most 10 digits (every int32).
 func plainNumber(s string) (int, bool) {
-	if len(s) == 0 || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
+	if len(s) == 0 || len(s) > 10 || (len(s) > 1 && s[0] == '0') {
 		return 0, false
 	}
 	n := 0

@@ -91,8 +91,8 @@ func structuredPosition(field string, p *damonev1.Position) (engine.Position, er
 	if err != nil {
 		return engine.Position{}, err
 	}
-	if n := p.GetNoProgressPlies(); n < 0 || n > 65535 {
-		return engine.Position{}, badField(field+".no_progress_plies", "must be 0..65535, got %d", n)
+	if n := p.GetNoProgressPlies(); n < 0 || n > engine.MaxNoProgress {
+		return engine.Position{}, badField(field+".no_progress_plies", "must be 0..%d, got %d", engine.MaxNoProgress, n)
 	}
 	if n := len(p.GetPieces()); n > 32 {
 		return engine.Position{}, badField(field+".pieces", "%d pieces, but the board has 32 playing squares", n)
