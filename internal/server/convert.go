@@ -170,7 +170,7 @@ func variantFromProto(field string, v *damonev1.Variant) (engine.Variant, error)
 		case damonev1.Setup_SETUP_NO_DAMONE:
 			out.Setup = engine.SetupNoDamone
 		default:
-			return out, badField(field+".setup", "unknown setup %v", s.Setup)
+			return out, badField(field+".setup", "must be SETUP_UNSPECIFIED, SETUP_STANDARD or SETUP_NO_DAMONE, got %v", s.Setup)
 		}
 	case *damonev1.Variant_StartPosition:
 		pos, err := positionFromProto(field+".start_position", s.StartPosition)
@@ -185,7 +185,7 @@ func variantFromProto(field string, v *damonev1.Variant) (engine.Variant, error)
 	case damonev1.WinCondition_WIN_CONDITION_CAPTURE_ALL_DAMONES:
 		out.WinCondition = engine.CaptureAllDamones
 	default:
-		return out, badField(field+".win_condition", "unknown win condition %v", v.GetWinCondition())
+		return out, badField(field+".win_condition", "must be WIN_CONDITION_UNSPECIFIED, WIN_CONDITION_CAPTURE_ALL_PIECES or WIN_CONDITION_CAPTURE_ALL_DAMONES, got %v", v.GetWinCondition())
 	}
 	if v.GetFirstPlayer() != damonev1.Side_SIDE_UNSPECIFIED {
 		s, err := sideFromProto(field+".first_player", v.GetFirstPlayer())

@@ -82,7 +82,7 @@ func (s *GameServer) ListGames(ctx context.Context, req *damonev1.ListGamesReque
 	case damonev1.GameStatus_GAME_STATUS_FINISHED:
 		q.Status = games.Finished
 	default:
-		return nil, toStatus(badField("status", "unknown status %v", req.GetStatus()))
+		return nil, toStatus(badField("status", "must be GAME_STATUS_UNSPECIFIED (every game), GAME_STATUS_IN_PROGRESS or GAME_STATUS_FINISHED, got %v", req.GetStatus()))
 	}
 	if t := req.GetPageToken(); t != "" {
 		after, err := decodePageToken(t, q.Status)
