@@ -85,7 +85,7 @@ func tagErr(name, value, format string, args ...any) *TagError {
 //     to move, which it defaults to);
 //   - WinCondition: "capture-all-pieces" or "capture-all-damones";
 //   - RepetitionDraw: "on" or "off" (also true/false, yes/no, 1/0);
-//   - NoProgressLimit: a whole number of plies, 0 for off.
+//   - NoProgressLimit: a whole number of plies, 0..2147483647, 0 for off.
 //
 // Names and the values of the last four are case insensitive; spaces
 // around values are ignored. Errors are a *TagError naming the tag and
@@ -182,11 +182,13 @@ func (g *Game) Variant() (engine.Variant, error) {
 		}
 	}
 	if raw, val, ok := get(TagNoProgressLimit); ok {
-		n, err := strconv.Atoi(val)
-		if err != nil || n < 0 || len(val) > 9 || val[0] < '0' || val[0] > '9' {
-			return v, tagErr(TagNoProgressLimit, raw, "want a whole number of plies, 0 (off) or more, at most 9 digits")
+		// Every limit a variant may have (0..int32's maximum), so that a
+		// game's record read back has the game's limit.
+		n, err := strconv.ParseInt(val, 10, 32)
+		if err != nil || n < 0 || val[0] < '0' || val[0] > '9' {
+			return v, tagErr(TagNoProgressLimit, raw, "want a whole number of plies, 0..2147483647 (0 turns the rule off)")
 		}
-		v.NoProgressLimit = n
+		v.NoProgressLimit = int(n)
 	}
 
 	if _, err := v.InitialPosition(); err != nil {

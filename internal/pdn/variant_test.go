@@ -77,6 +77,8 @@ func TestVariantFromTags(t *testing.T) {
 		{"repetition on", tags("RepetitionDraw", "on"), def},
 		{"no-progress limit", tags("NoProgressLimit", "40"), with(func(v *engine.Variant) { v.NoProgressLimit = 40 })},
 		{"no-progress off", tags("NoProgressLimit", "0"), with(func(v *engine.Variant) { v.NoProgressLimit = 0 })},
+		{"no-progress limit of 10 digits", tags("NoProgressLimit", "1234567890"), with(func(v *engine.Variant) { v.NoProgressLimit = 1234567890 })},
+		{"no-progress limit int32's maximum", tags("NoProgressLimit", "2147483647"), with(func(v *engine.Variant) { v.NoProgressLimit = 2147483647 })},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,7 +131,8 @@ func TestVariantErrors(t *testing.T) {
 		{"negative limit", tags("NoProgressLimit", "-1"), "NoProgressLimit", "-1", "whole number"},
 		{"signed limit", tags("NoProgressLimit", "+5"), "NoProgressLimit", "+5", "whole number"},
 		{"limit not a number", tags("NoProgressLimit", "forty"), "NoProgressLimit", "forty", "whole number"},
-		{"limit too long", tags("NoProgressLimit", "1234567890"), "NoProgressLimit", "1234567890", "at most 9 digits"},
+		{"limit beyond int32", tags("NoProgressLimit", "2147483648"), "NoProgressLimit", "2147483648", "0..2147483647"},
+		{"limit of 11 digits", tags("NoProgressLimit", "10000000000"), "NoProgressLimit", "10000000000", "0..2147483647"},
 		{"empty limit", tags("NoProgressLimit", ""), "NoProgressLimit", "", "whole number"},
 	}
 	for _, c := range cases {
