@@ -412,8 +412,10 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 func (s *Searcher) evaluate(p *engine.Position) Score {
 	sc := Evaluate(p)
 	if lim := s.opts.Variant.NoProgressLimit; lim > 0 {
-		d := Score(noProgressScale * lim)
-		sc = sc * (d - Score(min(p.NoProgress(), lim))) / d
+		// In 64 bits: with a limit above a few ten thousand plies, the
+		// product overflows a Score (any limit up to int32's maximum).
+		d := int64(noProgressScale) * int64(lim)
+		sc = Score(int64(sc) * (d - int64(min(p.NoProgress(), lim))) / d)
 	}
 	return sc
 }
