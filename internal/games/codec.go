@@ -66,9 +66,12 @@ type gameRecord struct {
 }
 
 type engineRecord struct {
-	Side       string `json:"side"`
-	MoveTimeMS int64  `json:"move_time_ms,omitempty"`
-	Depth      int    `json:"depth,omitempty"`
+	Side string `json:"side"`
+	// The move time exactly, in nanoseconds; and in whole milliseconds,
+	// as records had it before (read when there is no move_time_ns).
+	MoveTimeNS int64 `json:"move_time_ns,omitempty"`
+	MoveTimeMS int64 `json:"move_time_ms,omitempty"`
+	Depth      int   `json:"depth,omitempty"`
 }
 
 type eventRecord struct {
@@ -103,7 +106,7 @@ func EncodeGame(g *Game) ([]byte, error) {
 		r.DrawOffer = g.DrawOffer.String()
 	}
 	if e := g.Engine; e != nil {
-		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
+		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeNS: e.MoveTime.Nanoseconds(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
 	}
 	return json.Marshal(r)
 }
@@ -148,6 +151,9 @@ func DecodeGame(b []byte) (*Game, error) {
 			return nil, fmt.Errorf("game record %s: engine side: %w", r.ID, err)
 		}
 		g.Engine = &EngineOpponent{Side: side, MoveTime: time.Duration(e.MoveTimeMS) * time.Millisecond, Depth: e.Depth}
+		if e.MoveTimeNS != 0 {
+			g.Engine.MoveTime = time.Duration(e.MoveTimeNS)
+		}
 	}
 	for i, h := range r.TokenHash {
 		if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
