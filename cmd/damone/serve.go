@@ -25,6 +25,9 @@ import (
 	"github.com/damone-rules/damone/internal/store/postgres"
 )
 
+// maxConnectionAge is the largest --max-connection-age: a year.
+const maxConnectionAge = 8760 * time.Hour
+
 // envPrefix prefixes the environment variable of every serve flag:
 // --grpc-addr is DAMONE_GRPC_ADDR.
 const envPrefix = "DAMONE"
@@ -109,14 +112,20 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	}{
 		{*drain > 0, "drain-timeout", *drain, "above 0"},
 		{*maxCall > 0, "max-call-duration", *maxCall, "above 0"},
-		{*maxConnAge >= 0, "max-connection-age", *maxConnAge, "0 or more"},
-		{*maxReq >= 1024, "max-request-bytes", *maxReq, "at least 1024"},
+		// gRPC adds ±10% of jitter to the age (so below 10ns it panics at
+		// the first connection, and near the largest duration it overflows
+		// and closes every connection at once).
+		{*maxConnAge == 0 || *maxConnAge >= time.Second && *maxConnAge <= maxConnectionAge, "max-connection-age", *maxConnAge, "0 (never) or 1s..8760h"},
+		// The transport's own cap is four times the limit, and a protobuf
+		// message is at most 2 GiB.
+		{*maxReq >= 1024 && *maxReq <= 1<<30, "max-request-bytes", *maxReq, "1024..1073741824"},
 		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
 		{*maxPlies >= 1 && *maxPlies <= 1000000, "max-game-plies", *maxPlies, "1..1000000"},
 		{*maxGames >= 0, "max-games", *maxGames, "0 or more"},
 		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
-		{*watchBuffer >= 1, "watch-buffer", *watchBuffer, "at least 1"},
+		// Each watcher's buffer is allocated when it starts watching.
+		{*watchBuffer >= 1 && *watchBuffer <= 65536, "watch-buffer", *watchBuffer, "1..65536"},
 		{*tableMB >= 1 && *tableMB <= 4096, "search-table-mb", *tableMB, "1..4096"},
 		{*gcPercent >= 25 && *gcPercent <= 2000, "gc-percent", *gcPercent, "25..2000"},
 		{*maxAnalysisTime > 0, "max-analysis-time", *maxAnalysisTime, "above 0"},
