@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"runtime"
@@ -137,7 +138,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second,
 			// The grace lets an analysis started just before the age is
 			// reached run to the server's cap instead of being cut.
-			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, cfg.MaxAnalysisTime+time.Second)}),
+			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, addSaturating(cfg.MaxAnalysisTime, time.Second))}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			s.metrics.GRPC.UnaryServerInterceptor(),
@@ -376,4 +377,13 @@ func gatewayClient(lis *bufconn.Listener) (*grpc.ClientConn, error) {
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+}
+
+// addSaturating returns a+b for durations of 0 or more, or the largest
+// duration if the sum would overflow.
+func addSaturating(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
