@@ -56,7 +56,13 @@ func damone(t *testing.T) *binary {
 	return built
 }
 
-var helpLine = regexp.MustCompile(`--([a-z0-9-]+) \(env (DAMONE_[A-Z0-9_]+), default "([^"]*)"\)`)
+// helpFlag matches one flag of `damone serve --help`: its name and type
+// line, then the description ending in "(default V, env DAMONE_X)", or
+// "(env DAMONE_X)" for a flag whose default is its type's zero value.
+var helpFlag = regexp.MustCompile(`(?m)^\s+--([a-z0-9-]+) (\w+)\n\s+.*\((?:default ("[^"]*"|[^,()]*), )?env (DAMONE_[A-Z0-9_]+)\)$`)
+
+// zeroValues are the defaults help leaves out, by flag type.
+var zeroValues = map[string]string{"string": "", "int": "0", "duration": "0s", "bool": "false"}
 
 func build() (*binary, error) {
 	dir, err := os.MkdirTemp("", "damone-k8s-test-")
@@ -75,9 +81,19 @@ func build() (*binary, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make build: %v\n%s", err, out)
 	}
-	help, _ := exec.Command(bin.path, "serve", "--help").CombinedOutput() // exits non-zero after printing usage
-	for _, m := range helpLine.FindAllStringSubmatch(string(help), -1) {
-		bin.defaults[m[2]] = m[3]
+	help, _ := exec.Command(bin.path, "serve", "--help").CombinedOutput()
+	for _, m := range helpFlag.FindAllStringSubmatch(string(help), -1) {
+		def, ok := zeroValues[m[2]]
+		if m[3] != "" {
+			def, ok = strings.Trim(m[3], `"`), true
+		}
+		if !ok {
+			return nil, fmt.Errorf("damone serve --help: flag --%s of type %s has no default shown", m[1], m[2])
+		}
+		bin.defaults[m[4]] = def
+	}
+	if n := strings.Count(string(help), "env DAMONE_"); n != len(bin.defaults) {
+		return nil, fmt.Errorf("damone serve --help names %d DAMONE_ variables, of which %d were read:\n%s", n, len(bin.defaults), help)
 	}
 	if len(bin.defaults) == 0 {
 		return nil, fmt.Errorf("damone serve --help listed no DAMONE_ variables:\n%s", help)
