@@ -177,7 +177,27 @@ type call struct {
 	// For a stream that may go on (a game in progress): stop reading after
 	// this many messages (0: read to the end).
 	maxMsgs int
+	// gRPC only: these bytes as the request instead of req (e.g. bytes
+	// that do not decode).
+	rawGRPC []byte
+	// The call's deadline (0: none but the test's): over gRPC the
+	// client's, over REST the Grpc-Timeout header the gateway reads.
+	timeout time.Duration
 }
+
+// rawCodec sends []byte as it is and protobuf messages as protobuf.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	if b, ok := v.([]byte); ok {
+		return b, nil
+	}
+	return proto.Marshal(v.(proto.Message))
+}
+
+func (rawCodec) Unmarshal(data []byte, v any) error { return proto.Unmarshal(data, v.(proto.Message)) }
+
+func (rawCodec) Name() string { return "proto" }
 
 // answer is what a call got.
 type answer struct {
@@ -221,22 +241,32 @@ func (s *binServer) grpcCall(t *testing.T, c call) answer {
 	if c.auth != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", c.auth)
 	}
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	var req any = c.req
+	if c.rawGRPC != nil {
+		req = c.rawGRPC
+	}
+	opts := []grpc.CallOption{grpc.ForceCodec(rawCodec{})}
 	path := fmt.Sprintf("/%s/%s", md.Parent().FullName(), md.Name())
 	var a answer
 	if !md.IsStreamingClient() && !md.IsStreamingServer() {
 		out := newMessage(t, md.Output())
-		err := s.conn.Invoke(ctx, path, c.req, out)
+		err := s.conn.Invoke(ctx, path, req, out, opts...)
 		if a.st = status.Convert(err); err == nil {
 			a.st, a.msgs = status.New(codes.OK, ""), []proto.Message{out}
 		}
 		return a
 	}
-	stream, err := s.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: md.IsStreamingServer(), ClientStreams: md.IsStreamingClient()}, path)
+	stream, err := s.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: md.IsStreamingServer(), ClientStreams: md.IsStreamingClient()}, path, opts...)
 	if err != nil {
 		a.st = status.Convert(err)
 		return a
 	}
-	if err := stream.SendMsg(c.req); err != nil && !errors.Is(err, io.EOF) {
+	if err := stream.SendMsg(req); err != nil && !errors.Is(err, io.EOF) {
 		t.Fatalf("%s: send: %v", c.method, err)
 	}
 	stream.CloseSend()
@@ -348,11 +378,44 @@ func (s *binServer) restCall(t *testing.T, c call) answer {
 	if c.auth != "" {
 		req.Header.Set("Authorization", c.auth)
 	}
+	if c.timeout > 0 {
+		req.Header.Set("Grpc-Timeout", fmt.Sprintf("%dn", c.timeout.Nanoseconds()))
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", verb, path, err)
 	}
 	defer resp.Body.Close()
+	return readREST(t, md, c, resp)
+}
+
+// rawREST sends a request as given, to no route in particular.
+func (s *binServer) rawREST(t *testing.T, method, path, body string) answer {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, "http://"+s.httpAddr+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	a := answer{http: resp.StatusCode}
+	a.errJSON, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		t.Fatalf("%s %s: HTTP 200 %s", method, path, a.errJSON)
+	}
+	return a
+}
+
+// readREST reads the answer to a REST call of method md.
+func readREST(t *testing.T, md protoreflect.MethodDescriptor, c call, resp *http.Response) answer {
+	t.Helper()
 	a := answer{http: resp.StatusCode}
 	if resp.StatusCode != http.StatusOK {
 		a.errJSON, _ = io.ReadAll(resp.Body)
