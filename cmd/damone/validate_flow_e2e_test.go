@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 )
@@ -236,5 +240,100 @@ func TestValidateGamesRESTFlowControl(t *testing.T) {
 	}
 	if got != written.Load() || got <= stalled {
 		t.Errorf("%d answers for %d lines (%d before the stall)", got, written.Load(), stalled)
+	}
+}
+
+// TestValidateGamesEndOnShutdown: at SIGTERM an open ValidateGames stream
+// ends with UNAVAILABLE at once (gRPC, and a final {"error": ...} line
+// over REST), not at the end of the drain timeout, and the server exits
+// well before that timeout (docs/api.md, The ValidateGames stream).
+func TestValidateGamesEndOnShutdown(t *testing.T) {
+	r := startReplica(t, "--drain-timeout", "20s")
+	stream, err := r.rules.ValidateGames(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&damonev1.ValidateGamesRequest{Id: "g1", Game: &damonev1.ValidateGameRequest{Moves: flowGame}}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := stream.Recv(); err != nil || !resp.GetResult().GetValid() {
+		t.Fatalf("first answer %v, %v", resp, err)
+	}
+	// The REST stream, open with one answer read.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	req, _ := http.NewRequest("POST", "http://"+r.httpAddr+"/v1/rules:validateGames", pr)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	respc := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			close(respc)
+			return
+		}
+		respc <- resp
+	}()
+	moves, _ := json.Marshal(flowGame)
+	fmt.Fprintf(pw, `{"id": "r1", "game": {"moves": %s}}`+"\n", moves)
+	resp := <-respc
+	if resp == nil {
+		t.Fatal("no REST response")
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":"r1"`) {
+		t.Fatalf("first REST answer %q", lines.Text())
+	}
+
+	sent := time.Now()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, err = stream.Recv()
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("gRPC stream after SIGTERM: %v, want UNAVAILABLE", err)
+	}
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"error"`) || !strings.Contains(lines.Text(), `"code":14`) {
+		t.Errorf("REST stream after SIGTERM: %q, want a final {\"error\": ...} line with code 14", lines.Text())
+	}
+	select {
+	case <-r.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server still runs 10 s after SIGTERM, with the drain timeout at 20 s")
+	}
+	if took := time.Since(sent); took > 5*time.Second {
+		t.Errorf("exit took %v after SIGTERM; open streams must not hold the drain", took)
+	}
+}
+
+// TestValidateGamesLineLimit: over REST each request line may be up to
+// --max-request-bytes long, its line ending not counted; one byte more is
+// 413 LIMIT_EXCEEDED (docs/api.md, The ValidateGames stream).
+func TestValidateGamesLineLimit(t *testing.T) {
+	r := startReplica(t, "--max-request-bytes", "2048")
+	line := func(n int) string { // a valid request of exactly n bytes, padded with spaces
+		head, tail := `{"id": "a",`, ` "game": {"moves": ["e2-d3"]}}`
+		return head + strings.Repeat(" ", n-len(head)-len(tail)) + tail
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+	}{
+		{line(2048) + "\n", 200},
+		{line(2048) + "\r\n", 200},
+		{line(2048), 200},
+		{line(2049) + "\n", 413},
+	} {
+		resp, err := http.Post("http://"+r.httpAddr+"/v1/rules:validateGames", "application/x-ndjson", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || (c.status == 200 && !strings.Contains(string(body), `"valid":true`)) {
+			t.Errorf("a line of %d bytes (%q ending): %d %.200s, want %d", len(strings.TrimRight(c.body, "\r\n")),
+				c.body[len(strings.TrimRight(c.body, "\r\n")):], resp.StatusCode, body, c.status)
+		}
 	}
 }

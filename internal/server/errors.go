@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -121,6 +122,7 @@ func addMoveMetadata(md map[string]string, me *engine.MoveError, moves []string)
 // invalidStatus is INVALID_ARGUMENT for one malformed field: the message
 // names the field, the BadRequest violation carries it on its own.
 func invalidStatus(field, msg string) error {
+	field, msg = validUTF8(field), validUTF8(msg)
 	text := msg
 	if field != "" && !strings.HasPrefix(msg, field) {
 		text = field + ": " + msg
@@ -134,7 +136,10 @@ func invalidStatus(field, msg string) error {
 }
 
 func withInfo(code codes.Code, msg, reason string, md map[string]string) error {
-	st := status.New(code, msg)
+	st := status.New(code, validUTF8(msg))
+	for k, v := range md {
+		md[k] = validUTF8(v)
+	}
 	if reason != "" {
 		if len(md) == 0 {
 			md = nil
@@ -142,4 +147,14 @@ func withInfo(code codes.Code, msg, reason string, md map[string]string) error {
 		st, _ = st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: md})
 	}
 	return st.Err()
+}
+
+// validUTF8 replaces what is not UTF-8 in text quoted from a request: a
+// status, its details and every string of a response must be valid UTF-8,
+// or they cannot be marshalled (and the error would be lost) or decoded.
+func validUTF8(text string) string {
+	if utf8.ValidString(text) {
+		return text
+	}
+	return strings.ToValidUTF8(text, "\uFFFD")
 }

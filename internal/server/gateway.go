@@ -164,7 +164,7 @@ func (j *jsonMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 			return err
 		}
 		if _, err := dw.Token(); err != io.EOF {
-			return status.Error(codes.InvalidArgument, "unexpected data after the JSON object")
+			return errors.New("unexpected data after the JSON object")
 		}
 		return nil
 	})

@@ -128,7 +128,8 @@ func (h *ndjsonStream) readRequests(body io.Reader, stream damonev1.RulesService
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
 			buf = append(buf, chunk...)
-			if len(buf) > h.maxLine {
+			// The limit is on the request, not its line ending.
+			if len(bytes.TrimRight(buf, "\r\n")) > h.maxLine {
 				return withInfo(codes.ResourceExhausted,
 					fmt.Sprintf("line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", n, h.maxLine),
 					games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.Itoa(h.maxLine)})
@@ -150,7 +151,9 @@ func (h *ndjsonStream) readRequests(body io.Reader, stream damonev1.RulesService
 			return nil
 		}
 		if err != nil {
-			return status.Error(codes.Canceled, "reading the request body: "+err.Error())
+			// The client's body is broken (e.g. bad chunked encoding), or it
+			// went away, in which case nobody reads this answer.
+			return invalidStatus("body", fmt.Sprintf("line %d: the request body cannot be read: %v", n, err))
 		}
 	}
 }

@@ -101,7 +101,9 @@ func jsonFieldAt(body []byte, msg string) string {
 // snakeCase turns a JSON name (side_to_move or sideToMove) into the proto
 // field name.
 func snakeCase(name string) string {
-	if strings.IndexFunc(name, unicode.IsUpper) < 0 {
+	// Only a lowerCamelCase name is a JSON name of ours; any other key (an
+	// unknown field such as "Moves") is named as it was written.
+	if strings.IndexFunc(name, unicode.IsUpper) < 0 || !unicode.IsLower([]rune(name)[0]) {
 		return name
 	}
 	var b strings.Builder

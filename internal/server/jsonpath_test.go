@@ -15,6 +15,7 @@ func TestJSONFieldAt(t *testing.T) {
 		{`{"position": {"sideToMove": 7.5}}`, "proto: (line 1:29): invalid value", "position.side_to_move"},
 		{`{"a": 1, "b": [1, 2, {"c": {"dE": true}}]}`, "proto: (line 1:35): x", "b[2].c.d_e"},
 		{`{"a": 1, "b": 2}`, "proto: (line 1:15): x", "b"},
+		{`{"Moves": 5}`, "proto: (line 1:2): unknown field", "Moves"},
 		{`{bad`, "proto: syntax error (line 1:2): invalid value bad", ""},
 		{`{"a": 1}`, "no place in this message", ""},
 	}

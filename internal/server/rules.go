@@ -61,6 +61,7 @@ type RulesServer struct {
 	maxPerftDepth int
 	maxGamePlies  int
 	observe       MovegenObserver
+	stopping      <-chan struct{} // closed at shutdown; nil: never
 }
 
 // NewRulesServer returns the stateless rules service; a perft deeper than

@@ -155,7 +155,7 @@ func New(cfg Config) (*Server, error) {
 		),
 	)
 	if cfg.Rules {
-		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics))
+		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).StopStreamsOn(s.stopping))
 	}
 	if cfg.Games {
 		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
@@ -37,20 +38,42 @@ func (s *RulesServer) ValidateGame(_ context.Context, req *damonev1.ValidateGame
 	return out, toStatus(err)
 }
 
-// ValidateGames judges a stream of games, answering each in order. It
-// reads the next request only once the previous answer is handed to the
-// transport, so a client that stops reading stops the reading of its
-// requests (flow control) instead of growing a queue here.
+// ValidateGames judges a stream of games, answering each in order. A
+// reader hands over one request at a time and reads the next only once
+// the previous one is taken, and an answer is sent before the next request
+// is taken, so a client that stops reading stops the reading of its
+// requests (flow control) instead of growing a queue here. When the server
+// shuts down, the stream ends at once with UNAVAILABLE (docs/api.md).
 func (s *RulesServer) ValidateGames(stream damonev1.RulesService_ValidateGamesServer) error {
+	reqs := make(chan *damonev1.ValidateGamesRequest)
+	ended := make(chan error, 1)
+	go func() {
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				ended <- err
+				return
+			}
+			select {
+			case reqs <- req:
+			case <-stream.Context().Done():
+				return
+			}
+		}
+	}()
 	for {
-		req, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
+		var req *damonev1.ValidateGamesRequest
+		select {
+		case <-s.stopping:
+			return withInfo(codes.Unavailable, "the server is shutting down: send the games not yet answered again, on a new stream", "", nil)
+		case err := <-ended:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
 			return err
+		case req = <-reqs:
 		}
-		resp := &damonev1.ValidateGamesResponse{Id: req.GetId()}
+		resp := &damonev1.ValidateGamesResponse{Id: validUTF8(req.GetId())}
 		if len(req.GetId()) > maxStreamID || !utf8.ValidString(req.GetId()) {
 			resp.Answer = &damonev1.ValidateGamesResponse_Error{Error: validationError(
 				badField("id", "must be valid UTF-8 of at most %d bytes, got %d bytes", maxStreamID, len(req.GetId())))}
@@ -66,6 +89,14 @@ func (s *RulesServer) ValidateGames(stream damonev1.RulesService_ValidateGamesSe
 			return err
 		}
 	}
+}
+
+// StopStreamsOn makes ValidateGames streams end with UNAVAILABLE once
+// stopping is closed (the server shutting down), instead of holding the
+// drain for as long as their clients keep them open.
+func (s *RulesServer) StopStreamsOn(stopping <-chan struct{}) *RulesServer {
+	s.stopping = stopping
+	return s
 }
 
 // validate answers one ValidateGame request; prefix is the path of the
@@ -109,7 +140,7 @@ func verdictToProto(v *validation.Verdict, given []string) *damonev1.ValidateGam
 	out := &damonev1.ValidateGameResponse{
 		Valid:           v.Valid(),
 		FirstIllegalPly: int32(v.IllegalPly),
-		IllegalMove:     v.IllegalMove,
+		IllegalMove:     validUTF8(v.IllegalMove),
 		Moves:           notations(v.Moves, given),
 		Ply:             int32(len(v.Moves)),
 		Outcome:         outcomeToProto(v.Outcome),
