@@ -698,6 +698,22 @@ func TestNumericFieldsGameService(t *testing.T) {
 			Side: 3, Strength: &damonev1.EngineOpponent_Depth{Depth: 1}}}}),
 			want: badArg("game.engine_opponent.side"), rng: rngNames("SIDE_RED", "SIDE_BLACK")},
 
+		// A game plays on past counter 65535 and reaches a limit above it.
+		{name: "game from counter 65535 to the limit 65536", mk: func(t *testing.T) call {
+			g, err := games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{Variant: &damonev1.Variant{
+				Start: &damonev1.Variant_StartPosition{StartPosition: textPos(twoDamones(65535))}, NoProgressLimit: proto.Int32(65536)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return call{method: rpcMakeMove, auth: "Bearer " + g.GetRedToken(), req: &damonev1.MakeMoveRequest{Name: g.GetGame().GetName(), Move: "h1-g2"}}
+		}, ok: func(t *testing.T, msgs []proto.Message) {
+			g := msgs[0].(*damonev1.MakeMoveResponse).GetGame()
+			if g.GetStatus() != damonev1.GameStatus_GAME_STATUS_FINISHED || !proto.Equal(g.GetOutcome(), noProgressDraw) ||
+				g.GetPosition().GetText() != "B:RMg2:BMa8:65536" {
+				t.Errorf("game %v %v at %q; want it drawn (no progress) at B:RMg2:BMa8:65536", g.GetStatus(), g.GetOutcome(), g.GetPosition().GetText())
+			}
+		}},
+
 		// ListGamesRequest.status: the named values.
 		{name: "status 3", mk: fixed(rpcListGames, &damonev1.ListGamesRequest{Status: 3}), want: badArg("status"),
 			rng: rngNames("GAME_STATUS_IN_PROGRESS", "GAME_STATUS_FINISHED"), restDecode: true},
@@ -768,11 +784,25 @@ func TestListGamesPageSize(t *testing.T) {
 
 // TestEngineMoveTimeKeptExactly: the engine's move_time is the game's
 // setting as given, also once the embedded store has written and read the
-// game back; the engine replies with it.
+// game back; the engine replies with it. The store keeps the no-progress
+// counter at its top as well.
 func TestEngineMoveTimeKeptExactly(t *testing.T) {
 	s := startBinary(t, "--store", "embedded", "--data-dir", t.TempDir(), "--max-engine-move-time", "2s")
 	ctx := context.Background()
 	games := damonev1.NewGameServiceClient(s.conn)
+	// The no-progress counter as the store writes and reads it back.
+	cr, err := games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{Variant: &damonev1.Variant{
+		Start: &damonev1.Variant_StartPosition{StartPosition: textPos(twoDamones(math.MaxInt32 - 1))}, NoProgressLimit: proto.Int32(0)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := games.MakeMove(withToken(ctx, cr.GetRedToken()), &damonev1.MakeMoveRequest{Name: cr.GetGame().GetName(), Move: "h1-g2"}); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := games.GetGame(ctx, &damonev1.GetGameRequest{Name: cr.GetGame().GetName()}); err != nil ||
+		g.GetPosition().GetText() != "B:RMg2:BMa8:2147483647" || g.GetInitialPosition().GetNoProgressPlies() != math.MaxInt32-1 {
+		t.Errorf("stored game %v (%v); want it at B:RMg2:BMa8:2147483647 from counter 2147483646", g.GetPosition(), err)
+	}
 	for _, mt := range []time.Duration{time.Nanosecond, 500 * time.Microsecond, time.Second + 100*time.Nanosecond} {
 		t.Run(mt.String(), func(t *testing.T) {
 			cr, err := games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{EngineOpponent: &damonev1.EngineOpponent{
