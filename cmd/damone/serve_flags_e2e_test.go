@@ -119,6 +119,21 @@ func TestServeFlagRangesHonoured(t *testing.T) {
 		ok(t, sfPerft(ctx, s, 12))
 		limit(t, sfPerft(ctx, s, 13), "perft_depth", "12")
 	})
+	// At the deepest perft allowed, the call's deadline still holds: the
+	// server stops counting (rules_service.proto), not one first move's
+	// subtree later (at depth 11 each takes about half a minute).
+	t.Run("max-perft-depth 12 within max-call-duration", func(t *testing.T) {
+		t.Parallel()
+		s := svStart(t, "--max-perft-depth", "12", "--max-call-duration", "300ms")
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		t0 := time.Now()
+		_, err := s.rules.Perft(cctx, &damonev1.PerftRequest{Position: &damonev1.Position{Text: svStartPos}, Depth: 11})
+		if took := time.Since(t0); took > 2*time.Second {
+			t.Errorf("perft(11) past a deadline of 300ms answered after %v (%v); want DEADLINE_EXCEEDED from the server at once", took.Round(time.Millisecond), err)
+		}
+		svWantStatus(t, err, codes.DeadlineExceeded, "", "", nil)
+	})
 	validate := func(s *svServer, moves int) error {
 		ms := make([]string, moves)
 		for i := range ms {
