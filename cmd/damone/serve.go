@@ -61,6 +61,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
 	maxPlies := fs.Int("max-game-plies", server.DefaultMaxGamePlies, "most moves in one game given to ValidateGame / ValidateGames")
+	maxPositionPlies := fs.Int("max-position-plies", server.DefaultMaxPositionPlies, "most moves in one game whose every position ValidateGame returns (include_positions)")
 	maxGames := fs.Int("max-games", games.DefaultLimits.MaxGames, "games the store may hold (0 = no limit)")
 	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")
 	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
@@ -121,6 +122,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*maxReq >= 1024 && *maxReq <= 1<<30, "max-request-bytes", *maxReq, "1024..1073741824"},
 		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
 		{*maxPlies >= 1 && *maxPlies <= 1000000, "max-game-plies", *maxPlies, "1..1000000"},
+		{*maxPositionPlies >= 0 && *maxPositionPlies <= 100000, "max-position-plies", *maxPositionPlies, "0..100000"},
 		{*maxGames >= 0, "max-games", *maxGames, "0 or more"},
 		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
@@ -178,7 +180,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
-		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies,
+		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,

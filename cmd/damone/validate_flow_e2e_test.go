@@ -337,3 +337,39 @@ func TestValidateGamesLineLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateGameBounds: every position of a game is returned only up to
+// --max-position-plies moves (RESOURCE_EXHAUSTED, limit position_plies,
+// above it), and a REST stream line holding invalid UTF-8 ends the stream
+// with an {"error": ...} line after the answers before it, the lines after
+// it unanswered but not lost silently (docs/api.md, The ValidateGames
+// stream).
+func TestValidateGameBounds(t *testing.T) {
+	r := startReplica(t, "--max-position-plies", "4")
+	ctx := context.Background()
+	four := []string{"e2-d3", "b5-c4", "d3xb5", "a6xc4"}
+	got, err := r.rules.ValidateGame(ctx, &damonev1.ValidateGameRequest{Moves: four, IncludePositions: true})
+	if err != nil || len(got.GetPositions()) != 4 {
+		t.Errorf("4 moves with positions under a cap of 4: %d positions, %v", len(got.GetPositions()), err)
+	}
+	_, err = r.rules.ValidateGame(ctx, &damonev1.ValidateGameRequest{Moves: append(four, "f3-e4"), IncludePositions: true})
+	if status.Code(err) != codes.ResourceExhausted || limitOf(err) != "position_plies" {
+		t.Errorf("5 moves with positions under a cap of 4: %v, want RESOURCE_EXHAUSTED with limit position_plies", err)
+	}
+	if got, err := r.rules.ValidateGame(ctx, &damonev1.ValidateGameRequest{Moves: append(four, "f3-e4")}); err != nil || !got.GetValid() {
+		t.Errorf("5 moves without positions: %v, %v", got, err)
+	}
+
+	body := "{\"id\": \"ok\", \"game\": {}}\n{\"id\": \"a\", \"game\": {\"moves\": [\"e2-d3\xe9\"]}}\n{\"id\": \"later\", \"game\": {}}\n"
+	resp, err := http.Post("http://"+r.httpAddr+"/v1/rules:validateGames", "application/x-ndjson", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"id":"ok"`) || !strings.Contains(lines[1], `"error"`) ||
+		!strings.Contains(lines[1], "line 2") || !strings.Contains(lines[1], `"code":3`) {
+		t.Errorf("a stream whose line 2 holds invalid UTF-8: %q, want the answer to line 1, then an INVALID_ARGUMENT error line naming line 2", lines)
+	}
+}

@@ -60,7 +60,12 @@ type RulesServer struct {
 	damonev1.UnimplementedRulesServiceServer
 	maxPerftDepth int
 	maxGamePlies  int
-	observe       MovegenObserver
+	// maxPositionPlies bounds the games whose every position is returned
+	// (include_positions): a position is about a hundred times a move's
+	// size in the answer, so without it one call of a long game could
+	// take hundreds of megabytes.
+	maxPositionPlies int
+	observe          MovegenObserver
 	stopping      <-chan struct{} // closed at shutdown; nil: never
 }
 
@@ -68,7 +73,7 @@ type RulesServer struct {
 // maxPerftDepth, or a game to validate with more than maxGamePlies moves,
 // is refused.
 func NewRulesServer(maxPerftDepth, maxGamePlies int, observe MovegenObserver) *RulesServer {
-	return &RulesServer{maxPerftDepth: maxPerftDepth, maxGamePlies: maxGamePlies, observe: observe}
+	return &RulesServer{maxPerftDepth: maxPerftDepth, maxGamePlies: maxGamePlies, maxPositionPlies: DefaultMaxPositionPlies, observe: observe}
 }
 
 func (s *RulesServer) GetInitialPosition(_ context.Context, req *damonev1.GetInitialPositionRequest) (*damonev1.GetInitialPositionResponse, error) {

@@ -57,6 +57,7 @@ type Config struct {
 	MaxRequestBytes                 int
 	MaxPerftDepth                   int
 	MaxGamePlies                    int // moves of one game ValidateGame accepts
+	MaxPositionPlies                int // moves of a game whose every position ValidateGame returns
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
 	// games need one store shared by every replica that serves them, and
@@ -155,7 +156,8 @@ func New(cfg Config) (*Server, error) {
 		),
 	)
 	if cfg.Rules {
-		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).StopStreamsOn(s.stopping))
+		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).
+			WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping))
 	}
 	if cfg.Games {
 		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))

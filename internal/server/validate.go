@@ -26,6 +26,18 @@ import (
 // any real game, and bounds one call's work to milliseconds.
 const DefaultMaxGamePlies = 10000
 
+// DefaultMaxPositionPlies is the default cap on the moves of a game whose
+// every position ValidateGame returns (setting max-position-plies): about
+// a megabyte of JSON.
+const DefaultMaxPositionPlies = 1000
+
+// WithMaxPositionPlies sets the cap on the moves of a game whose every
+// position is returned (include_positions).
+func (s *RulesServer) WithMaxPositionPlies(n int) *RulesServer {
+	s.maxPositionPlies = n
+	return s
+}
+
 // maxStreamID is the longest ValidateGamesRequest.id accepted, in bytes.
 const maxStreamID = 128
 
@@ -105,6 +117,12 @@ func (s *RulesServer) validate(prefix string, req *damonev1.ValidateGameRequest)
 	variant, moves, err := s.gameOf(prefix, req)
 	if err != nil {
 		return nil, err
+	}
+	if req.GetIncludePositions() && len(moves) > s.maxPositionPlies {
+		return nil, &games.Error{Code: games.CodeResourceExhausted, Reason: games.ReasonLimitExceeded, Limit: "position_plies",
+			Message: fmt.Sprintf("include_positions with %d moves: the server returns every position only for games of at most %d moves (setting max-position-plies)",
+				len(moves), s.maxPositionPlies),
+			Metadata: map[string]string{"limit": "position_plies", "maximum": strconv.Itoa(s.maxPositionPlies)}}
 	}
 	if len(moves) > s.maxGamePlies {
 		return nil, &games.Error{Code: games.CodeResourceExhausted, Reason: games.ReasonLimitExceeded, Limit: "game_plies",

@@ -106,7 +106,8 @@ const (
 	// (AnalyzePosition calls at once), `analysis_time` (a move_time above
 	// the cap), `request_bytes` (a REST body above the size limit),
 	// `game_plies` (a ValidateGame game with more moves than the server's
-	// limit); clients
+	// limit), `position_plies` (the same for a game whose every position is
+	// asked for); clients
 	// must accept other values); `maximum` (the limit's value). Retry later,
 	// or with a smaller request.
 	ErrorReason_ERROR_REASON_LIMIT_EXCEEDED ErrorReason = 13

@@ -533,7 +533,9 @@ type ValidateGameRequest struct {
 	// movetext with move numbers, comments, variations (skipped) and a result
 	// token. Give `moves` or `pdn`, not both.
 	Pdn *string `protobuf:"bytes,3,opt,name=pdn,proto3,oneof" json:"pdn,omitempty"`
-	// If true, `positions` holds the position after each legal ply.
+	// If true, `positions` holds the position after each legal ply. The
+	// server caps the moves of such a game (a setting; see docs/api.md):
+	// more is RESOURCE_EXHAUSTED.
 	IncludePositions bool `protobuf:"varint,4,opt,name=include_positions,json=includePositions,proto3" json:"include_positions,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -766,7 +768,7 @@ func (x *ValidateGameResponse) GetPositions() []*Position {
 // One request of RulesService.ValidateGames.
 //
 // JSON example (one line of the NDJSON body): `{"id": "g1", "game":
-// {"moves": ["e2-d3", "f7-e6"]}}`.
+// {"moves": ["e2-d3", "b5-c4"]}}`.
 type ValidateGamesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The client's name for this game, echoed in its response; at most 128

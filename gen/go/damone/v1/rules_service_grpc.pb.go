@@ -106,8 +106,9 @@ type RulesServiceClient interface {
 	// empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
 	// a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
 	// (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
-	// than the server's limit, or (`limit` = `request_bytes`) for a request
-	// above the size limit.
+	// than the server's limit, (`limit` = `position_plies`) for
+	// `include_positions` with more moves than the server's limit for it, or
+	// (`limit` = `request_bytes`) for a request above the size limit.
 	//
 	// HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
 	ValidateGame(ctx context.Context, in *ValidateGameRequest, opts ...grpc.CallOption) (*ValidateGameResponse, error)
@@ -281,8 +282,9 @@ type RulesServiceServer interface {
 	// empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
 	// a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
 	// (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
-	// than the server's limit, or (`limit` = `request_bytes`) for a request
-	// above the size limit.
+	// than the server's limit, (`limit` = `position_plies`) for
+	// `include_positions` with more moves than the server's limit for it, or
+	// (`limit` = `request_bytes`) for a request above the size limit.
 	//
 	// HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
 	ValidateGame(context.Context, *ValidateGameRequest) (*ValidateGameResponse, error)

@@ -155,8 +155,9 @@ class RulesServiceServicer(object):
         empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
         a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
         (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
-        than the server's limit, or (`limit` = `request_bytes`) for a request
-        above the size limit.
+        than the server's limit, (`limit` = `position_plies`) for
+        `include_positions` with more moves than the server's limit for it, or
+        (`limit` = `request_bytes`) for a request above the size limit.
 
         HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
         """

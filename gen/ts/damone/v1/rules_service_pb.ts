@@ -358,7 +358,9 @@ export type ValidateGameRequest = Message<"damone.v1.ValidateGameRequest"> & {
   pdn?: string | undefined;
 
   /**
-   * If true, `positions` holds the position after each legal ply.
+   * If true, `positions` holds the position after each legal ply. The
+   * server caps the moves of such a game (a setting; see docs/api.md):
+   * more is RESOURCE_EXHAUSTED.
    *
    * @generated from field: bool include_positions = 4;
    */
@@ -493,7 +495,7 @@ export const ValidateGameResponseSchema: GenMessage<ValidateGameResponse> = /*@_
  * One request of RulesService.ValidateGames.
  *
  * JSON example (one line of the NDJSON body): `{"id": "g1", "game":
- * {"moves": ["e2-d3", "f7-e6"]}}`.
+ * {"moves": ["e2-d3", "b5-c4"]}}`.
  *
  * @generated from message damone.v1.ValidateGamesRequest
  */
@@ -726,8 +728,9 @@ export const RulesService: GenService<{
    * empty and `pdn` unset: that is "no moves"), PDN that does not parse, or
    * a PDN start that contradicts `variant`; RESOURCE_EXHAUSTED
    * (LIMIT_EXCEEDED, `limit` = `game_plies`) for a game with more moves
-   * than the server's limit, or (`limit` = `request_bytes`) for a request
-   * above the size limit.
+   * than the server's limit, (`limit` = `position_plies`) for
+   * `include_positions` with more moves than the server's limit for it, or
+   * (`limit` = `request_bytes`) for a request above the size limit.
    *
    * HTTP: `POST /v1/rules:validateGame`, the request as the JSON body.
    *
