@@ -11,6 +11,20 @@ func Perft(p *Position, depth int) uint64 {
 	return newPerftState(p, depth).bulk(depth)
 }
 
+// PerftUntil is Perft that gives up once done is closed: it returns the
+// count and true, or false if done closed first. It looks at done before
+// every subtree of 3 plies or more, so it stops within a few thousand
+// nodes.
+func PerftUntil(p *Position, depth int, done <-chan struct{}) (uint64, bool) {
+	if depth <= 0 {
+		return 1, true
+	}
+	s := newPerftState(p, depth)
+	s.done = done
+	n := s.bulk(depth)
+	return n, !s.stopped
+}
+
 // PerftNoBulk is Perft without bulk counting: every leaf is played.
 func PerftNoBulk(p *Position, depth int) uint64 {
 	if depth <= 0 {
@@ -42,8 +56,10 @@ func Divide(p *Position, depth int) []DivideEntry {
 // perftState holds one position and one move buffer per remaining depth,
 // so the recursion allocates nothing.
 type perftState struct {
-	pos   []Position
-	moves [][]Move
+	pos     []Position
+	moves   [][]Move
+	done    <-chan struct{} // closed: stop counting (nil: never)
+	stopped bool
 }
 
 func newPerftState(p *Position, depth int) *perftState {
@@ -62,6 +78,14 @@ func (s *perftState) bulk(depth int) uint64 {
 	if depth == 1 {
 		return uint64(p.CountMoves(s.moves[0]))
 	}
+	if s.done != nil && depth >= 3 {
+		select {
+		case <-s.done:
+			s.stopped = true
+			return 0
+		default:
+		}
+	}
 	moves := p.GenerateMoves(s.moves[depth])
 	s.moves[depth] = moves[:0] // keep any storage append had to grow
 	child := &s.pos[depth-1]
@@ -70,6 +94,9 @@ func (s *perftState) bulk(depth int) uint64 {
 		*child = *p
 		child.Play(&moves[i])
 		n += s.bulk(depth - 1)
+		if s.stopped {
+			return 0
+		}
 	}
 	return n
 }
