@@ -66,7 +66,7 @@ type RulesServer struct {
 	// take hundreds of megabytes.
 	maxPositionPlies int
 	observe          MovegenObserver
-	stopping      <-chan struct{} // closed at shutdown; nil: never
+	stopping         <-chan struct{} // closed at shutdown; nil: never
 }
 
 // NewRulesServer returns the stateless rules service; a perft deeper than
@@ -162,17 +162,18 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 			fmt.Sprintf("depth %d is above the server's perft depth limit of %d (setting max-perft-depth)", depth, s.maxPerftDepth),
 			games.ReasonLimitExceeded, map[string]string{"limit": "perft_depth", "maximum": strconv.Itoa(s.maxPerftDepth)})
 	}
-	// Count one first move at a time so a cancelled or late call stops
-	// between subtrees instead of running to the end.
+	// Count one first move at a time, each stopping as soon as the call is
+	// cancelled or late (at depth 12 one first move's subtree takes
+	// minutes).
 	t0 := time.Now()
 	moves := pos.LegalMoves()
 	out := &damonev1.PerftResponse{}
 	for i := range moves {
-		if err := ctx.Err(); err != nil {
-			return nil, toStatus(err)
-		}
 		child := pos.After(&moves[i])
-		n := engine.Perft(&child, depth-1)
+		n, done := engine.PerftUntil(&child, depth-1, ctx.Done())
+		if !done || ctx.Err() != nil {
+			return nil, toStatus(ctx.Err())
+		}
 		out.Nodes += int64(n)
 		if req.GetDivide() {
 			out.Divisions = append(out.Divisions, &damonev1.PerftResponse_Division{Move: moves[i].String(), Nodes: int64(n)})
