@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -35,6 +36,7 @@ var serveFlagRanges = []struct {
 }{
 	{"--max-perft-depth", []string{"0", "13"}, "1..12"},
 	{"--max-game-plies", []string{"0", "1000001"}, "1..1000000"},
+	{"--max-position-plies", []string{"-1", "100001"}, "0..100000"},
 	{"--max-request-bytes", []string{"1023", "1073741825"}, "1024..1073741824"},
 	{"--max-games", []string{"-1"}, "0 or more"},
 	{"--max-watchers", []string{"-1"}, "0 or more"},
@@ -156,6 +158,34 @@ func TestServeFlagRangesHonoured(t *testing.T) {
 		s := svStart(t, "--max-game-plies", "1000000", "--max-request-bytes", "16777216")
 		ok(t, validate(s, 1000000))
 		limit(t, validate(s, 1000001), "game_plies", "1000000")
+	})
+	// ValidateGame's positions: n plies of two Damones stepping to and fro
+	// (no draw rule on), all legal.
+	positions := func(s *svServer, n int, opts ...grpc.CallOption) error {
+		steps := []string{"h1-g2", "a8-b7", "g2-h1", "b7-a8"}
+		ms := make([]string, n)
+		for i := range ms {
+			ms[i] = steps[i%4]
+		}
+		r, err := s.rules.ValidateGame(ctx, &damonev1.ValidateGameRequest{IncludePositions: true, Moves: ms, Variant: &damonev1.Variant{
+			Start:          &damonev1.Variant_StartPosition{StartPosition: &damonev1.Position{Text: "R:RMh1:BMa8:0"}},
+			RepetitionDraw: proto.Bool(false), NoProgressLimit: proto.Int32(0)}}, opts...)
+		if err == nil && (!r.GetValid() || len(r.GetPositions()) != n) {
+			return fmt.Errorf("verdict valid %v with %d positions; want valid with %d", r.GetValid(), len(r.GetPositions()), n)
+		}
+		return err
+	}
+	t.Run("max-position-plies 0", func(t *testing.T) {
+		t.Parallel()
+		s := svStart(t, "--max-position-plies", "0")
+		ok(t, positions(s, 0))
+		limit(t, positions(s, 1), "position_plies", "0")
+	})
+	t.Run("max-position-plies 100000", func(t *testing.T) {
+		t.Parallel()
+		s := svStart(t, "--max-position-plies", "100000", "--max-game-plies", "200000", "--max-request-bytes", "16777216")
+		ok(t, positions(s, 100000, grpc.MaxCallRecvMsgSize(256<<20)))
+		limit(t, positions(s, 100001), "position_plies", "100000")
 	})
 	// A ValidateGame request of exactly n bytes in protobuf (one move of
 	// n-3 bytes: its tag and a 2-byte length).

@@ -585,7 +585,7 @@ func gameCall(method, name, auth string) call {
 
 // confMain: the errors of a server with small caps.
 func confMain(t *testing.T, s *suite) {
-	srv := startBinary(t, "--max-perft-depth", "8", "--max-game-plies", "6", "--max-request-bytes", "4096",
+	srv := startBinary(t, "--max-perft-depth", "8", "--max-game-plies", "6", "--max-position-plies", "2", "--max-request-bytes", "4096",
 		"--max-analysis-time", "2s", "--max-analyses", "1")
 	g := gameSetup{t, damonev1.NewGameServiceClient(srv.conn)}
 	fresh := g.create("", nil)
@@ -633,6 +633,9 @@ func confMain(t *testing.T, s *suite) {
 		{name: "ValidateGame: above max-game-plies", mk: fixedCall(call{method: rpcValidate, req: &damonev1.ValidateGameRequest{
 			Moves: []string{"e2-d3", "a4-b3", "d3-c4", "b5xd3", "d1-c2", "d3xb1", "h1-g2"}}}),
 			want: limitErr("game_plies", "6")},
+		{name: "ValidateGame: positions above max-position-plies", mk: fixedCall(call{method: rpcValidate, req: &damonev1.ValidateGameRequest{
+			Moves: []string{"e2-d3", "a4-b3", "d3-c4"}, IncludePositions: true}}),
+			want: limitErr("position_plies", "2")},
 		{name: "ValidateGame: above max-request-bytes", mk: fixedCall(call{method: rpcValidate, req: &damonev1.ValidateGameRequest{Moves: []string{bigMove}}}),
 			want: limitErr("request_bytes", "4096")},
 		// ValidateGames: a request that does not decode (bytes ff ff ff ff
