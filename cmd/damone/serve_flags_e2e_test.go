@@ -12,7 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +56,38 @@ var serveFlagRanges = []struct {
 	{"--grpc-addr", []string{"127.0.0.1:65536", "127.0.0.1:-1"}, "0..65535"},
 	{"--http-addr", []string{"127.0.0.1:65536"}, "0..65535"},
 	{"--metrics-addr", []string{"127.0.0.1:65536"}, "0..65535"},
+}
+
+// TestServeFlagRangesInREADME: where README's table of serve settings
+// states a flag's range (a..b), it is the range the flag has. (A flag
+// whose row states none is logged: README should give each.)
+func TestServeFlagRangesInREADME(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := regexp.MustCompile("^\\| `(--[a-z-]+)` \\|").FindStringSubmatch(line); m != nil {
+			rows[m[1]] = line
+		}
+	}
+	rangeRE := regexp.MustCompile(`\b-?\d+\.\.\d+\b`)
+	for _, f := range serveFlagRanges {
+		row, ok := rows[f.flag]
+		if !ok {
+			t.Errorf("README's table of settings has no row %s", f.flag)
+			continue
+		}
+		stated := rangeRE.FindString(row)
+		if stated == "" {
+			t.Logf("README does not state the range of %s (%s)", f.flag, f.rng)
+			continue
+		}
+		if !slices.Contains(rangeRE.FindAllString(f.rng, -1), stated) {
+			t.Errorf("README states %s for %s; the flag takes %s", stated, f.flag, f.rng)
+		}
+	}
 }
 
 func TestServeFlagRangesRefused(t *testing.T) {
