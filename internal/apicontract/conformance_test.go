@@ -748,7 +748,8 @@ func short(method string) string { return strings.TrimPrefix(method, "damone.v1.
 // confLimits: the server's limits on games and watchers, and the call
 // deadline.
 func confLimits(t *testing.T, s *suite) {
-	srv := startBinary(t, "--max-games", "3", "--max-watchers", "2", "--max-watchers-per-game", "1", "--max-call-duration", "100ms")
+	srv := startBinary(t, "--max-games", "3", "--max-watchers", "2", "--max-watchers-per-game", "1", "--max-call-duration", "250ms",
+		"--max-perft-depth", "9")
 	g := gameSetup{t, damonev1.NewGameServiceClient(srv.conn)}
 	x, y := g.create("", nil), g.create("", nil)
 	g.create("", nil)
@@ -776,10 +777,11 @@ func confLimits(t *testing.T, s *suite) {
 	hold(y.GetGame().GetName()) // 2 in all
 	s.run(t, srv, confCase{name: "WatchGame: max-watchers", mk: watch(y.GetGame().GetName()), want: limitErr("watchers", "2")})
 
-	// A perft of depth 8 takes longer than the call's deadline of 100ms:
-	// the server stops counting (rules_service.proto).
+	// A perft of depth 9 (some 250 million leaves) takes longer than the
+	// call's deadline of 250ms: the server stops counting
+	// (rules_service.proto).
 	s.run(t, srv, confCase{name: "Perft: past the call's deadline", mk: fixedCall(call{method: rpcPerft, req: &damonev1.PerftRequest{
-		Position: textPos(standardText), Depth: 8}}), want: wantError{code: codes.DeadlineExceeded}})
+		Position: textPos(standardText), Depth: 9}}), want: wantError{code: codes.DeadlineExceeded}})
 	// "DEADLINE_EXCEEDED ... as in any gRPC call": a deadline already
 	// past (over REST, the Grpc-Timeout header the gateway honours).
 	s.run(t, srv, confCase{name: "GetGame: deadline past", mk: fixedCall(call{method: rpcGetGame, timeout: time.Nanosecond,
