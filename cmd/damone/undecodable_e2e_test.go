@@ -8,26 +8,10 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 )
-
-// brokenCodec sends a []byte request as it is: a client that speaks broken
-// protobuf.
-type brokenCodec struct{}
-
-func (brokenCodec) Marshal(v any) (mem.BufferSlice, error) {
-	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
-}
-
-func (brokenCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	*v.(*[]byte) = data.Materialize()
-	return nil
-}
-
-func (brokenCodec) Name() string { return "proto" }
 
 // TestUndecodableRequests: bytes that are not the method's request in
 // protobuf binary form are the client's fault: INVALID_ARGUMENT with the
@@ -63,11 +47,11 @@ func TestUndecodableRequests(t *testing.T) {
 	}
 	for name, b := range bad {
 		var out []byte
-		err := r.conn.Invoke(context.Background(), "/damone.v1.RulesService/ListLegalMoves", &b, &out, grpc.ForceCodecV2(brokenCodec{}))
+		err := r.conn.Invoke(context.Background(), "/damone.v1.RulesService/ListLegalMoves", &b, &out, grpc.ForceCodecV2(gcRawCodec{}))
 		check("ListLegalMoves, "+name, err)
 
 		desc := &grpc.StreamDesc{StreamName: "ValidateGames", ServerStreams: true, ClientStreams: true}
-		stream, err := r.conn.NewStream(context.Background(), desc, "/damone.v1.RulesService/ValidateGames", grpc.ForceCodecV2(brokenCodec{}))
+		stream, err := r.conn.NewStream(context.Background(), desc, "/damone.v1.RulesService/ValidateGames", grpc.ForceCodecV2(gcRawCodec{}))
 		if err != nil {
 			t.Fatal(err)
 		}
