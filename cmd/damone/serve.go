@@ -59,6 +59,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxConnAge := fs.Duration("max-connection-age", 0, "make clients reconnect after this long, so client-side balancing sees new pods (0 = never)")
 	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
+	maxHeader := fs.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request metadata (gRPC) or header block (REST) accepted")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
 	maxPlies := fs.Int("max-game-plies", server.DefaultMaxGamePlies, "most moves in one game given to ValidateGame / ValidateGames")
 	maxPositionPlies := fs.Int("max-position-plies", server.DefaultMaxPositionPlies, "most moves in one game whose every position ValidateGame returns (include_positions)")
@@ -120,6 +121,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		// The transport's own cap is four times the limit, and a protobuf
 		// message is at most 2 GiB.
 		{*maxReq >= 1024 && *maxReq <= 1<<30, "max-request-bytes", *maxReq, "1024..1073741824"},
+		{*maxHeader >= 4096 && *maxHeader <= 16<<20, "max-header-bytes", *maxHeader, "4096..16777216"},
 		{*maxPerft >= 1 && *maxPerft <= 12, "max-perft-depth", *maxPerft, "1..12"},
 		{*maxPlies >= 1 && *maxPlies <= 1000000, "max-game-plies", *maxPlies, "1..1000000"},
 		{*maxPositionPlies >= 0 && *maxPositionPlies <= 100000, "max-position-plies", *maxPositionPlies, "0..100000"},
@@ -180,7 +182,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
-		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
+		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,

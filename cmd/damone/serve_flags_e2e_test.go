@@ -41,6 +41,7 @@ var serveFlagRanges = []struct {
 	{"--max-game-plies", []string{"0", "1000001"}, "1..1000000"},
 	{"--max-position-plies", []string{"-1", "100001"}, "0..100000"},
 	{"--max-request-bytes", []string{"1023", "1073741825"}, "1024..1073741824"},
+	{"--max-header-bytes", []string{"4095", "16777217"}, "4096..16777216"},
 	{"--max-games", []string{"-1"}, "0 or more"},
 	{"--max-watchers", []string{"-1"}, "0 or more"},
 	{"--max-watchers-per-game", []string{"-1"}, "0 or more"},

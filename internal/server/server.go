@@ -46,7 +46,11 @@ const (
 	DefaultDrainTimeout    = 20 * time.Second
 	DefaultMaxCallDuration = 10 * time.Second
 	DefaultMaxRequestBytes = 1 << 20
-	DefaultMaxPerftDepth   = 8
+	// DefaultMaxHeaderBytes bounds a request's metadata: tokens and ids
+	// are short, and without a bound one client's megabytes of headers
+	// slow every other call.
+	DefaultMaxHeaderBytes = 64 << 10
+	DefaultMaxPerftDepth  = 8
 )
 
 // Config is what a Server needs; the serve command fills it from flags.
@@ -55,6 +59,7 @@ type Config struct {
 	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration                 time.Duration // deadline put on every unary call
 	MaxRequestBytes                 int
+	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST)
 	MaxPerftDepth                   int
 	MaxGamePlies                    int // moves of one game ValidateGame accepts
 	MaxPositionPlies                int // moves of a game whose every position ValidateGame returns
@@ -131,6 +136,7 @@ func New(cfg Config) (*Server, error) {
 
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(transportMaxFactor*cfg.MaxRequestBytes),
+		grpc.MaxHeaderListSize(uint32(cfg.MaxHeaderBytes)),
 		grpc.ForceServerCodecV2(newCodec(cfg.MaxRequestBytes)),
 		// Long-lived workers serve calls, instead of a new goroutine (and
 		// stack growth) per call; grpc-go still starts a goroutine when
@@ -190,7 +196,8 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: cfg.MaxHeaderBytes}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
