@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
@@ -60,12 +61,24 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		mu      sync.Mutex
 		readErr error // why reading stopped early, reported after the answers
 	)
+	readerDone := make(chan struct{})
 	go func() {
+		defer close(readerDone)
 		err := h.readRequests(r.Body, stream)
 		mu.Lock()
 		readErr = err
 		mu.Unlock()
 		stream.CloseSend()
+	}()
+	// The body must not be read once the handler has returned: wake a
+	// reader still waiting for the client, and wait for it to stop.
+	defer func() {
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(time.Now())
+		<-readerDone
+		// The deadline is the connection's: clear it for the next request
+		// on a kept-alive connection.
+		rc.SetReadDeadline(time.Time{})
 	}()
 
 	started := false

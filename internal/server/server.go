@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -59,7 +60,7 @@ type Config struct {
 	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration                 time.Duration // deadline put on every unary call
 	MaxRequestBytes                 int
-	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST)
+	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST); 0: DefaultMaxHeaderBytes
 	MaxPerftDepth                   int
 	MaxGamePlies                    int // moves of one game ValidateGame accepts
 	MaxPositionPlies                int // moves of a game whose every position ValidateGame returns
@@ -136,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(transportMaxFactor*cfg.MaxRequestBytes),
-		grpc.MaxHeaderListSize(uint32(cfg.MaxHeaderBytes)),
+		grpc.MaxHeaderListSize(uint32(cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes))),
 		grpc.ForceServerCodecV2(newCodec(cfg.MaxRequestBytes)),
 		// Long-lived workers serve calls, instead of a new goroutine (and
 		// stack growth) per call; grpc-go still starts a goroutine when
@@ -197,7 +198,7 @@ func New(cfg Config) (*Server, error) {
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: cfg.MaxHeaderBytes}
+		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
