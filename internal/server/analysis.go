@@ -2,18 +2,14 @@ package server
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
-	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/search"
 )
 
@@ -69,9 +65,8 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 			return toStatus(badField("move_time", "must be a duration above 0, e.g. \"1.5s\""))
 		}
 		if d := l.MoveTime.AsDuration(); d > s.maxTime {
-			return withInfo(codes.ResourceExhausted,
-				fmt.Sprintf("move_time %v is above the server's cap of %v per analysis (setting max-analysis-time)", d, s.maxTime),
-				games.ReasonLimitExceeded, map[string]string{"limit": "analysis_time", "maximum": s.maxTime.String()})
+			return limitExceeded("analysis_time", s.maxTime,
+				"move_time %v is above the server's cap of %v per analysis (setting max-analysis-time)", d, s.maxTime)
 		}
 		lim.MoveTime = l.MoveTime.AsDuration()
 	case *damonev1.AnalyzePositionRequest_Infinite:
@@ -95,9 +90,8 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	}
 	if n := s.running.Add(1); n > s.maxRunning {
 		s.running.Add(-1)
-		return withInfo(codes.ResourceExhausted,
-			fmt.Sprintf("the server already runs its maximum of %d analyses (setting max-analyses); try again later", s.maxRunning),
-			games.ReasonLimitExceeded, map[string]string{"limit": "analyses", "maximum": strconv.FormatInt(s.maxRunning, 10)})
+		return limitExceeded("analyses", s.maxRunning,
+			"the server already runs its maximum of %d analyses (setting max-analyses); try again later", s.maxRunning)
 	}
 	defer s.running.Add(-1)
 	s.observe.AnalysisStarted()

@@ -2,17 +2,14 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	// Registers itself as the "proto" codec, so the gateway's client
 	// connection and every other client in the process use it too.
-	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/wire"
 )
 
@@ -87,9 +84,8 @@ func takeRefused(m any) error {
 
 // tooBig is the refusal of a request of size bytes above the limit.
 func tooBig(size, limit int) error {
-	return withInfo(codes.ResourceExhausted,
-		fmt.Sprintf("the request is %d bytes, larger than the server's limit of %d bytes (setting max-request-bytes)", size, limit),
-		games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.Itoa(limit)})
+	return limitExceeded("request_bytes", limit,
+		"the request is %d bytes, larger than the server's limit of %d bytes (setting max-request-bytes)", size, limit)
 }
 
 // transportMaxFactor sets grpc-go's own receive limit, which it answers

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -133,6 +134,13 @@ func invalidStatus(field, msg string) error {
 		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: msg}}},
 	)
 	return st.Err()
+}
+
+// limitExceeded is RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) for the server
+// limit named limit, whose value is maximum (error_reason.proto).
+func limitExceeded(limit string, maximum any, format string, args ...any) error {
+	return withInfo(codes.ResourceExhausted, fmt.Sprintf(format, args...), games.ReasonLimitExceeded,
+		map[string]string{"limit": limit, "maximum": fmt.Sprint(maximum)})
 }
 
 func withInfo(code codes.Code, msg, reason string, md map[string]string) error {

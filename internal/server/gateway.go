@@ -9,12 +9,10 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,7 +22,6 @@ import (
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
-	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/wire"
 )
 
@@ -184,19 +181,13 @@ func (j *jsonMarshaler) Marshal(v any) ([]byte, error) {
 // Failed (the HTTP meaning of a failed If-Match) and any other ABORTED is
 // 409 Conflict.
 func httpStatus(st *status.Status) int {
-	if st.Code() == codes.ResourceExhausted {
-		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Metadata["limit"] == "request_bytes" {
-				return http.StatusRequestEntityTooLarge
-			}
-		}
-	}
-	if st.Code() == codes.Aborted {
-		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && (info.Reason == "ETAG_MISMATCH" || info.Reason == "PLY_MISMATCH") {
-				return http.StatusPreconditionFailed
-			}
-		}
+	info := errorInfo(st)
+	switch {
+	case st.Code() == codes.ResourceExhausted && info.GetMetadata()["limit"] == "request_bytes":
+		return http.StatusRequestEntityTooLarge
+	case st.Code() == codes.Aborted && (info.GetReason() == "ETAG_MISMATCH" || info.GetReason() == "PLY_MISMATCH"):
+		return http.StatusPreconditionFailed
+	case st.Code() == codes.Aborted:
 		return http.StatusConflict
 	}
 	return runtime.HTTPStatusFromCode(st.Code())
@@ -212,9 +203,8 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 	// The gateway turns a body cut at --max-request-bytes into a plain
 	// INVALID_ARGUMENT with the reader's message; recognise both forms.
 	if errors.As(err, &tooBig) || strings.Contains(status.Convert(err).Message(), "http: request body too large") {
-		err = withInfo(codes.ResourceExhausted,
-			fmt.Sprintf("the request body is larger than the server's limit of %d bytes (setting max-request-bytes)", maxRequestBytes(ctx)),
-			games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.FormatInt(maxRequestBytes(ctx), 10)})
+		err = limitExceeded("request_bytes", maxRequestBytes(ctx),
+			"the request body is larger than the server's limit of %d bytes (setting max-request-bytes)", maxRequestBytes(ctx))
 		code = http.StatusRequestEntityTooLarge
 	} else if st := status.Convert(err); len(st.Details()) == 0 && st.Code() == codes.InvalidArgument {
 		// The gateway itself refused the request (JSON it cannot decode

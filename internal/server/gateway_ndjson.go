@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
-	"github.com/damone-rules/damone/internal/games"
 )
 
 // validateGamesPath is ValidateGames' REST route (damone_http.yaml).
@@ -143,9 +140,8 @@ func (h *ndjsonStream) readRequests(body io.Reader, stream damonev1.RulesService
 			buf = append(buf, chunk...)
 			// The limit is on the request, not its line ending.
 			if len(bytes.TrimRight(buf, "\r\n")) > h.maxLine {
-				return withInfo(codes.ResourceExhausted,
-					fmt.Sprintf("line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", n, h.maxLine),
-					games.ReasonLimitExceeded, map[string]string{"limit": "request_bytes", "maximum": strconv.Itoa(h.maxLine)})
+				return limitExceeded("request_bytes", h.maxLine,
+					"line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", n, h.maxLine)
 			}
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				break

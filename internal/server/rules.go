@@ -3,9 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -158,9 +156,8 @@ func (s *RulesServer) Perft(ctx context.Context, req *damonev1.PerftRequest) (*d
 	case depth < 1:
 		return nil, toStatus(badField("depth", "must be 1 or more, got %d", depth))
 	case depth > s.maxPerftDepth:
-		return nil, withInfo(codes.ResourceExhausted,
-			fmt.Sprintf("depth %d is above the server's perft depth limit of %d (setting max-perft-depth)", depth, s.maxPerftDepth),
-			games.ReasonLimitExceeded, map[string]string{"limit": "perft_depth", "maximum": strconv.Itoa(s.maxPerftDepth)})
+		return nil, limitExceeded("perft_depth", s.maxPerftDepth,
+			"depth %d is above the server's perft depth limit of %d (setting max-perft-depth)", depth, s.maxPerftDepth)
 	}
 	// Count one first move at a time, each stopping as soon as the call is
 	// cancelled or late (at depth 12 one first move's subtree takes

@@ -3,20 +3,17 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/bits"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
+	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
-	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/validation"
 )
 
@@ -119,16 +116,13 @@ func (s *RulesServer) validate(prefix string, req *damonev1.ValidateGameRequest)
 		return nil, err
 	}
 	if req.GetIncludePositions() && len(moves) > s.maxPositionPlies {
-		return nil, &games.Error{Code: games.CodeResourceExhausted, Reason: games.ReasonLimitExceeded, Limit: "position_plies",
-			Message: fmt.Sprintf("include_positions with %d moves: the server returns every position only for games of at most %d moves (setting max-position-plies)",
-				len(moves), s.maxPositionPlies),
-			Metadata: map[string]string{"limit": "position_plies", "maximum": strconv.Itoa(s.maxPositionPlies)}}
+		return nil, limitExceeded("position_plies", s.maxPositionPlies,
+			"include_positions with %d moves: the server returns every position only for games of at most %d moves (setting max-position-plies)",
+			len(moves), s.maxPositionPlies)
 	}
 	if len(moves) > s.maxGamePlies {
-		return nil, &games.Error{Code: games.CodeResourceExhausted, Reason: games.ReasonLimitExceeded, Limit: "game_plies",
-			Message: fmt.Sprintf("the game has %d moves, above the server's limit of %d (setting max-game-plies)",
-				len(moves), s.maxGamePlies),
-			Metadata: map[string]string{"limit": "game_plies", "maximum": strconv.Itoa(s.maxGamePlies)}}
+		return nil, limitExceeded("game_plies", s.maxGamePlies,
+			"the game has %d moves, above the server's limit of %d (setting max-game-plies)", len(moves), s.maxGamePlies)
 	}
 	timer := startTimer(s.observe, "validate_game")
 	v, err := validation.Game(variant, moves, validation.Options{Positions: req.GetIncludePositions()})
@@ -270,7 +264,7 @@ func occupied(p *engine.Position) uint64 {
 // validationError is a stream answer's error in the error model's terms.
 func validationError(err error) *damonev1.ValidationError {
 	st := status.Convert(toStatus(err))
-	out := &damonev1.ValidationError{Code: codeName(st.Code().String()), Message: st.Message()}
+	out := &damonev1.ValidationError{Code: code.Code(st.Code()).String(), Message: st.Message()}
 	if info := errorInfo(st); info != nil {
 		out.Reason, out.Metadata = info.Reason, info.Metadata
 	}
@@ -280,19 +274,6 @@ func validationError(err error) *damonev1.ValidationError {
 		}
 	}
 	return out
-}
-
-// codeName turns grpc-go's code names (InvalidArgument) into the
-// canonical ones (INVALID_ARGUMENT).
-func codeName(camel string) string {
-	var b strings.Builder
-	for i, r := range camel {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToUpper(b.String())
 }
 
 func errorInfo(st *status.Status) *errdetails.ErrorInfo {
