@@ -259,10 +259,6 @@ func (g *Game) InitialPosition() Position { return g.positions[0] }
 // Moves returns the moves played, in order (a copy).
 func (g *Game) Moves() []Move { return append([]Move(nil), g.moves...) }
 
-// MovesView returns the moves played without copying them: the caller
-// must not change the slice, and it is valid only until the next move.
-func (g *Game) MovesView() []Move { return g.moves[:len(g.moves):len(g.moves)] }
-
 // Grow makes room for n more moves, so a caller that knows a game's length
 // pays for one allocation instead of several.
 func (g *Game) Grow(n int) {

@@ -6,7 +6,6 @@
 package validation
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -88,7 +87,7 @@ func Game(variant engine.Variant, moves []string, opt Options) (*Verdict, error)
 			v.Positions = append(v.Positions, g.Position())
 		}
 	}
-	v.Moves = slices.Clone(g.MovesView()) // g goes back to the pool
+	v.Moves = g.Moves() // a copy: g goes back to the pool
 	v.Outcome = g.Outcome()
 	if v.Outcome.Over() {
 		v.EndPly = g.Ply()
