@@ -16,6 +16,10 @@ type storeMetrics struct {
 	errors   *prometheus.CounterVec
 }
 
+// storeOperations are the operation labels of the store metrics, one per
+// games.Store method.
+var storeOperations = []string{"create", "get", "list", "update", "events", "request", "count"}
+
 func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
 	m := &storeMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -29,6 +33,12 @@ func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
 		}, []string{"operation"}),
 	}
 	reg.MustRegister(m.duration, m.errors)
+	// Every operation's error series exists from the start at 0, so that a
+	// rate() over it (an alert on store errors) has data before the first
+	// failure.
+	for _, op := range storeOperations {
+		m.errors.WithLabelValues(op)
+	}
 	return m
 }
 
