@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 )
@@ -46,5 +47,24 @@ func TestRequestHeadersAreBounded(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("REST call with a %d-byte header: HTTP %d, want %d", c.size, resp.StatusCode, c.status)
 		}
+	}
+}
+
+// TestRequestBytesOverGRPC: above --max-request-bytes a gRPC request is
+// LIMIT_EXCEEDED (request_bytes) with the error model's details, up to
+// four times the limit; beyond that the transport cuts it with a bare
+// RESOURCE_EXHAUSTED (docs/api.md, Error model).
+func TestRequestBytesOverGRPC(t *testing.T) {
+	s := svStart(t, "--max-request-bytes", "1024")
+	game := func(bytes int) *damonev1.ValidateGameRequest {
+		return &damonev1.ValidateGameRequest{Pdn: proto.String("{" + strings.Repeat("x", bytes) + "}")}
+	}
+	_, err := s.rules.ValidateGame(context.Background(), game(3000))
+	if status.Code(err) != codes.ResourceExhausted || limitOf(err) != "request_bytes" {
+		t.Errorf("a 3 KB request over a 1 KiB limit: %v, want LIMIT_EXCEEDED with limit request_bytes", err)
+	}
+	_, err = s.rules.ValidateGame(context.Background(), game(5000))
+	if st := status.Convert(err); st.Code() != codes.ResourceExhausted || len(st.Details()) != 0 {
+		t.Errorf("a 5 KB request over a 1 KiB limit (4 KiB transport cap): %v, want a bare RESOURCE_EXHAUSTED", err)
 	}
 }
