@@ -25,7 +25,6 @@ var helpCommands = []struct {
 	{[]string{"analyze"}, "--movetime"},
 	{[]string{"play"}, "--side"},
 	{[]string{"match"}, "--pairs"},
-	{[]string{"bench"}, "--scenarios"},
 	{[]string{"pdn"}, ""},
 	{[]string{"pdn", "validate"}, "--json"},
 	{[]string{"pdn", "export"}, "--addr"},

@@ -6,10 +6,11 @@
 //	damone analyze [flags]          search a position, printing the best lines as it deepens
 //	damone play [flags]             play the engine in the terminal
 //	damone match [flags]            play an engine or baseline match with statistics
-//	damone bench [flags]            load a running server and report throughput and latency
 //	damone pdn validate FILE...     judge every game of PDN game records against the rules
 //	damone pdn export games/ID      print a running server's game as PDN
 //	damone version                  print the version
+//
+// The load generator is a command of its own, cmd/damone-bench.
 //
 // Run "damone COMMAND --help" (or "damone help COMMAND") for a command's
 // flags; help goes to stdout.
@@ -40,7 +41,6 @@ func commands() []command {
 		{"analyze", "search a position, printing the principal variation at each depth", runAnalyze},
 		{"play", "play a game against the engine in the terminal", runPlay},
 		{"match", "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", runMatch},
-		{"bench", "load a running server: list-legal-moves over gRPC and REST, watch fan-out", runBench},
 		{"pdn", "validate PDN game records; export a server's game as PDN", runPdn},
 		{"version", "print the version", runVersion},
 	}

@@ -1,6 +1,6 @@
 package main
 
-// The validate scenarios of damone bench: whole games judged by
+// The validate scenarios of damone-bench load: whole games judged by
 // RulesService.ValidateGame(s) over gRPC (a stream, or unary calls) and
 // over the REST gateway (unary JSON, or one NDJSON stream per worker).
 // The client is lean on purpose, as it shares the machine with the
@@ -40,7 +40,7 @@ const (
 	scenarioValidateRESTStream = "validate-rest-stream"
 )
 
-// The target of issue 12 that damone bench checks: server CPU per
+// The target of issue 12 that damone-bench load checks: server CPU per
 // validated ply on the gRPC stream.
 const targetValidateCPUPerPly = 2 * time.Microsecond
 

@@ -34,7 +34,7 @@ import (
 	"github.com/damone-rules/damone/internal/engine"
 )
 
-// The scenarios of damone bench, in the order they run.
+// The scenarios of damone-bench load, in the order they run.
 const (
 	scenarioEmptyGRPC = "empty-grpc"
 	scenarioListGRPC  = "list-grpc"
@@ -59,7 +59,7 @@ var benchPositions = []string{
 	"R:RPc4:BPb5,Pb7:0",
 }
 
-// The targets of issue 4 that damone bench checks.
+// The targets of issue 4 that damone-bench load checks.
 const (
 	targetListGRPCCallsPerSec = 10_000
 	targetListOverEmpty       = 0.80
@@ -95,13 +95,13 @@ type benchConfig struct {
 	seed              uint64
 }
 
-func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runLoadCommand(args []string, stdout, stderr io.Writer) error {
 	// The load generator shares the machine with the server: collecting its
 	// garbage less often leaves more CPU to what is measured.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	fs := newCommandFlags("bench", stdout, "Usage: damone bench [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.")
+	fs := newCommandFlags("load", stdout, "Usage: damone-bench load [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.")
 	var cfg benchConfig
 	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server; several, comma-separated, spread the load over replicas\n(worker or stream w goes to address w modulo their number; the watch scenario needs replicas that share a store)")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server; several, comma-separated, in the order of --grpc-addr")
@@ -252,7 +252,7 @@ func parseScenarios(s string) ([]string, error) {
 	return out, nil
 }
 
-// benchReport is what damone bench prints (as JSON with --json).
+// benchReport is what damone-bench load prints (as JSON with --json).
 type benchReport struct {
 	GRPCAddr    string        `json:"grpc_addr"`
 	HTTPAddr    string        `json:"http_addr"`
@@ -415,7 +415,7 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 			if vg, err = newValidateGames(cfg.seed, cfg.games, cfg.plies); err != nil {
 				return nil, fmt.Errorf("games to validate: %w", err)
 			}
-			fmt.Fprintf(progress, "damone bench: %d games of %d plies (seed %d) made in %.2fs\n", cfg.games, cfg.plies, cfg.seed, time.Since(t0).Seconds())
+			fmt.Fprintf(progress, "damone-bench load: %d games of %d plies (seed %d) made in %.2fs\n", cfg.games, cfg.plies, cfg.seed, time.Since(t0).Seconds())
 		}
 		run, release := validateRunner(sc, cfg, vg, conns)
 		defer release()
@@ -440,7 +440,7 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 	both := append(slices.Clone(unary), validate...)
 	warmup, window := cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds)
 	for round := 1; round <= cfg.rounds && len(both) > 0; round++ {
-		fmt.Fprintf(progress, "damone bench: round %d/%d: %s ...\n", round, cfg.rounds, strings.Join(both, ", "))
+		fmt.Fprintf(progress, "damone-bench load: round %d/%d: %s ...\n", round, cfg.rounds, strings.Join(both, ", "))
 		for _, sc := range unary {
 			samples[sc].add(runLoad(ctx, cfg.concurrency, warmup, window, calls[sc]))
 		}
@@ -463,7 +463,7 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 		rep.Validate = append(rep.Validate, vresults[sc])
 	}
 	if slices.Contains(cfg.scenarios, scenarioWatch) {
-		fmt.Fprintf(progress, "damone bench: %s ...\n", scenarioWatch)
+		fmt.Fprintf(progress, "damone-bench load: %s ...\n", scenarioWatch)
 		wr, err := benchWatch(ctx, cfg, conns)
 		if err != nil {
 			return nil, fmt.Errorf("watch: %w", err)
@@ -1036,7 +1036,7 @@ func playGame(ctx context.Context, client damonev1.GameServiceClient, name strin
 }
 
 func (rep *benchReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "damone bench: gRPC %s, REST %s; %d concurrent calls over %d gRPC connection(s); %s per scenario in %d interleaved round(s), after %s warm-up; client %s\n\n",
+	fmt.Fprintf(w, "damone-bench load: gRPC %s, REST %s; %d concurrent calls over %d gRPC connection(s); %s per scenario in %d interleaved round(s), after %s warm-up; client %s\n\n",
 		rep.GRPCAddr, rep.HTTPAddr, rep.Concurrency, rep.Conns, rep.Duration, rep.Rounds, rep.Warmup, rep.Client)
 	if len(rep.Unary) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
