@@ -11,9 +11,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -39,68 +39,131 @@ type Store struct {
 
 var _ games.Store = (*Store)(nil)
 
-// Open opens (or creates) the store in dir. It fails if the directory
-// cannot be created, the file is locked by another process for more than
-// a second, or the file is not a readable damone database.
+// Open opens the store in dir, creating the directory and an empty store
+// if there is no file. An existing file is first verified read-only
+// (Verify) and only then opened for writing, so a damaged file is refused
+// byte for byte as it was: the error (a *DamageError) names the file and
+// the damage. An empty (0-byte) file is refused too. It also fails if the
+// file is locked by another process for more than a second.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded store: data directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if _, err := os.Lstat(path); notExist(err) {
+		if err := create(dir, path); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	locked := fmt.Errorf("embedded store: %s is locked by another process (is another damone serve using --data-dir %s?)", path, dir)
+	if _, err := Verify(path); errors.Is(err, ErrInUse) {
+		return nil, locked
+	} else if err != nil {
+		return nil, err
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, OpenFile: openExisting})
 	if errors.Is(err, bbolt.ErrTimeout) {
-		return nil, fmt.Errorf("embedded store: %s is locked by another process (is another damone serve using --data-dir %s?)", path, dir)
+		return nil, locked
 	}
 	if err != nil {
-		return nil, fmt.Errorf("embedded store: cannot open %s: %w (the file is damaged or not a damone database; it is left as it is: move it away to start with an empty store)", path, err)
+		return nil, fmt.Errorf("embedded store: cannot open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			if tx.Bucket(bucketGames) != nil || !isEmpty(tx) {
-				return fmt.Errorf("the file has data but no damone schema marker")
-			}
-			var err error
-			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
-				return err
-			}
-			if err := meta.Put(keySchema, schemaVersion); err != nil {
-				return err
-			}
-		} else if v := meta.Get(keySchema); !bytes.Equal(v, schemaVersion) {
-			return fmt.Errorf("unknown schema %q (want %q)", v, schemaVersion)
+		wrote, err := prepare(tx)
+		if err == nil && !wrote {
+			return errNothingWritten
 		}
-		for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNothingWritten) {
 		db.Close()
-		return nil, fmt.Errorf("embedded store: %s: %w (left as it is: move it away to start with an empty store)", path, err)
-	}
-	// Read every game once, so a damaged record fails the start rather
-	// than a call later on.
-	if err := db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketGames).ForEach(func(k, v []byte) error {
-			if _, err := games.DecodeGame(v); err != nil {
-				return fmt.Errorf("game %s: %w", k, err)
-			}
-			return nil
-		})
-	}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("embedded store: %s: %w", path, err)
+		return nil, fmt.Errorf("embedded store: %s: %w (left as it is)", path, err)
 	}
 	return &Store{db: db}, nil
 }
 
-func isEmpty(tx *bbolt.Tx) bool {
-	empty := true
-	tx.ForEach(func([]byte, *bbolt.Bucket) error { empty = false; return nil })
-	return empty
+// errNothingWritten rolls back prepare's transaction when it changed
+// nothing: bbolt would write a new meta page for an empty commit.
+var errNothingWritten = errors.New("nothing written")
+
+// openExisting is os.OpenFile without O_CREATE: Open verified the file
+// it opens, and must not create a new one if it vanished meanwhile.
+func openExisting(name string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag&^os.O_CREATE, perm)
+}
+
+// prepare brings a verified file, or a new empty one, to the current
+// schema; it is the only write Open makes. It reports whether it wrote
+// anything, so a sound file of the current schema is opened without a
+// write. Migrations from older schemas (knownSchemas) go here.
+func prepare(tx *bbolt.Tx) (wrote bool, err error) {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil { // a new file
+		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+			return false, err
+		}
+		if err := meta.Put(keySchema, schemaVersion); err != nil {
+			return false, err
+		}
+		wrote = true
+	}
+	if v := meta.Get(keySchema); !bytes.Equal(v, schemaVersion) {
+		return false, fmt.Errorf("unknown schema %q (want %q)", v, schemaVersion)
+	}
+	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests} {
+		if tx.Bucket(b) == nil {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return false, err
+			}
+			wrote = true
+		}
+	}
+	return wrote, nil
+}
+
+// create makes a new empty store at path: built in a temporary file and
+// linked into place, so a start killed halfway leaves no file rather than
+// an empty or half-written one (which the next start would refuse), and
+// a file another process created meanwhile is never replaced.
+func create(dir, path string) error {
+	tmp, err := os.CreateTemp(dir, "."+FileName+".new-*")
+	if err != nil {
+		return fmt.Errorf("embedded store: create %s: %w", path, err)
+	}
+	name := tmp.Name()
+	tmp.Close()
+	defer os.Remove(name)
+	db, err := bbolt.Open(name, 0o600, &bbolt.Options{Timeout: lockWait})
+	if err == nil {
+		err = db.Update(func(tx *bbolt.Tx) error { _, err := prepare(tx); return err })
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		if err = os.Link(name, path); errors.Is(err, fs.ErrExist) {
+			err = nil // created by another process meanwhile: Open verifies it
+		}
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("embedded store: create %s: %w", path, err)
+	}
+	return nil
+}
+
+// syncDir makes a new directory entry durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Close closes the file.
