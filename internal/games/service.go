@@ -60,11 +60,11 @@ type Service struct {
 
 	engine        EngineMover
 	maxEngineTime time.Duration
-	engineSlots   chan struct{}   // one token per search running for a game
+	engineQ       *engineQueue    // engine moves searching and waiting (engineplay.go)
 	base          context.Context // ends at Drain: stops the engine thinking
 	stopBase      context.CancelFunc
 	mu            sync.Mutex
-	thinking      map[string]bool // games whose engine move is being chosen
+	thinking      map[string]bool // engine moves queued or being chosen, by game and ply
 	createMu      sync.Mutex      // makes the max-games check and the create one step
 }
 
@@ -280,7 +280,9 @@ const maxAttempts = 8
 // id too long, not UTF-8 or reused for another move), CodeNotFound,
 // CodeAborted (the etag or ply no longer holds, or a concurrent move won),
 // CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
-// move; Legal lists the legal moves).
+// move; Legal lists the legal moves), CodeResourceExhausted (limit
+// engine_queue: the move would have the engine reply while its queue is
+// full; nothing is played).
 func (s *Service) MakeMove(ctx context.Context, r MoveRequest) (*MoveResult, error) {
 	res, err := s.makeMove(ctx, r)
 	if err != nil {
@@ -343,7 +345,13 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			req = &RequestRecord{RequestID: reqID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence,
 				Version: g.Version, LastEvent: g.LastEvent, Time: g.UpdateTime, HasOffer: g.HasOffer, DrawOffer: g.DrawOffer}
 		}
+		// A move that makes the engine move needs a place in its queue.
+		engineDone, err := s.reserveEngineMove(g)
+		if err != nil {
+			return nil, err
+		}
 		err = s.store.Update(ctx, g, events, req)
+		engineDone(err == nil)
 		switch {
 		case err == nil:
 			s.hub.publish(g.ID, events)

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/damone-rules/damone/internal/games"
 )
 
 // Metrics is the service's set of metrics.
@@ -34,6 +36,8 @@ type Metrics struct {
 	analyses    prometheus.Gauge
 	searchNodes prometheus.Counter
 	engineMove  prometheus.Histogram
+	engineWait  prometheus.Histogram
+	engineQueue prometheus.Gauge
 }
 
 // Operations of damone_movegen_total and damone_movegen_duration_seconds:
@@ -107,7 +111,17 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 		Help:    "Time the engine thought before each of its moves in games against it.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15), // 1 ms to about 16 s
 	})
-	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove)
+	m.engineWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "damone_engine_queue_wait_seconds",
+		Help: "Time each engine move in games waited for a search slot (--max-analyses of them search at once), from the move that made the engine to move to the start of its search.",
+		// 1 ms to about 9 minutes: up to --max-engine-queue moves of up
+		// to --max-engine-move-time each may be ahead.
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 20),
+	})
+	m.engineQueue = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "damone_engine_moves_queued", Help: "Engine moves in games waiting for a search slot now (at most --max-engine-queue, besides moves found waiting after a restart).",
+	})
+	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove, m.engineWait, m.engineQueue)
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
 	m.movegenCalls = make(map[string]prometheus.Counter, len(operations))
@@ -178,6 +192,16 @@ func (m *Metrics) AnalysisEnded(nodes int64) {
 
 // EngineMoved records how long the engine thought before a move.
 func (m *Metrics) EngineMoved(d time.Duration) { m.engineMove.Observe(d.Seconds()) }
+
+// Metrics times the engine's moves in games (the interface is optional:
+// without this check a missing method would only drop the metrics).
+var _ games.EngineObserver = (*Metrics)(nil)
+
+// EngineWaited records how long an engine move waited for a search slot.
+func (m *Metrics) EngineWaited(d time.Duration) { m.engineWait.Observe(d.Seconds()) }
+
+// EngineQueueLength sets the gauge of engine moves waiting for a slot.
+func (m *Metrics) EngineQueueLength(n int) { m.engineQueue.Set(float64(n)) }
 
 // Handler serves the registry, OpenMetrics included.
 func (m *Metrics) Handler() http.Handler {

@@ -80,3 +80,46 @@ func TestMovegenCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineQueueMetrics: the engine queue's waits land in the buckets
+// of damone_engine_queue_wait_seconds (sum and count exact), and
+// damone_engine_moves_queued is the last length reported.
+func TestEngineQueueMetrics(t *testing.T) {
+	m := New(func(context.Context) (int, error) { return 0, nil })
+	for _, d := range []time.Duration{0, 1500 * time.Microsecond, 3 * time.Second} {
+		m.EngineWaited(d)
+	}
+	m.EngineQueueLength(5)
+	m.EngineQueueLength(2)
+	fams, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hist, gauge bool
+	for _, f := range fams {
+		switch f.GetName() {
+		case "damone_engine_queue_wait_seconds":
+			hist = true
+			h := f.GetMetric()[0].GetHistogram()
+			if h.GetSampleCount() != 3 || h.GetSampleSum() != 3.0015 {
+				t.Errorf("wait histogram: %d samples summing to %v s, want 3 summing to 3.0015", h.GetSampleCount(), h.GetSampleSum())
+			}
+			// Buckets double from 1 ms: 0 is in le=0.001, 1.5 ms in
+			// le=0.002, 3 s in le=4.096.
+			want := map[float64]uint64{0.001: 1, 0.002: 2, 2.048: 2, 4.096: 3}
+			for _, b := range h.GetBucket() {
+				if n, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != n {
+					t.Errorf("bucket le=%v holds %d waits, want %d", b.GetUpperBound(), b.GetCumulativeCount(), n)
+				}
+			}
+		case "damone_engine_moves_queued":
+			gauge = true
+			if v := f.GetMetric()[0].GetGauge().GetValue(); v != 2 {
+				t.Errorf("damone_engine_moves_queued = %v, want 2", v)
+			}
+		}
+	}
+	if !hist || !gauge {
+		t.Errorf("the registry lacks the wait histogram (%v) or the queue gauge (%v)", hist, gauge)
+	}
+}
