@@ -10,6 +10,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -421,4 +422,47 @@ func TestEngineSweepQueuesBeyondTheBound(t *testing.T) {
 	for _, id := range ids {
 		waitPly(t, s2, id, 1)
 	}
+}
+
+// hookObserver runs hook, once armed, at the next move played.
+type hookObserver struct {
+	nopObserver
+	hook atomic.Pointer[func()]
+}
+
+func (o *hookObserver) MovePlayed() {
+	if h := o.hook.Swap(nil); h != nil {
+		(*h)()
+	}
+}
+
+// A player who answers the engine's move at once, before the engine's
+// work on it has quite finished (here: while its move is being counted,
+// after it was stored and sent to watchers), still gets the engine's
+// reply: the engine's moves are told apart by ply, not only by game.
+func TestEngineRepliesToAnInstantAnswer(t *testing.T) {
+	ctx := context.Background()
+	m := newBlockingMover()
+	o := &hookObserver{}
+	s := NewService(NewMemoryStore(), Limits{}, WithEngine(m, time.Minute, 1), WithObserver(o))
+	t.Cleanup(s.Drain)
+	g, red := engineSecond(t, s, 100)
+	move(t, s, g.ID, red, "e2-d3")
+	m.next(t)
+	answered := make(chan error, 1)
+	hook := func() {
+		now, err := s.Get(ctx, g.ID)
+		if err == nil {
+			_, err = s.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: red, Move: now.Position.LegalMoves()[0].String()})
+		}
+		answered <- err
+	}
+	o.hook.Store(&hook)
+	m.release <- struct{}{} // the engine's reply is stored, then counted: Red answers
+	if err := <-answered; err != nil {
+		t.Fatalf("Red's answer: %v", err)
+	}
+	m.next(t) // the engine searches its second reply
+	m.release <- struct{}{}
+	waitPly(t, s, g.ID, 4)
 }
