@@ -52,6 +52,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
 	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
 	maxEngineTime := fs.Duration("max-engine-move-time", 10*time.Second, "longest the engine thinks per move in games against it")
+	maxEngineQueue := fs.Int("max-engine-queue", games.DefaultEngineQueue, "engine moves in games that may wait for a search slot, served in order; beyond it a call that would make the engine move is refused")
 	storeKind := fs.String("store", "embedded", "game store: embedded (a file under --data-dir), memory (lost at exit) or postgres (--postgres-dsn; for several replicas)")
 	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")
 	postgresDSN := fs.String("postgres-dsn", "", "PostgreSQL connection string (URL or key=value) for --store postgres")
@@ -135,6 +136,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*maxAnalysisTime > 0, "max-analysis-time", *maxAnalysisTime, "above 0"},
 		{*maxAnalyses >= 1, "max-analyses", *maxAnalyses, "at least 1"},
 		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},
+		{*maxEngineQueue >= 0 && *maxEngineQueue <= 100000, "max-engine-queue", *maxEngineQueue, "0..100000"},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -185,7 +187,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
-		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineMoveTime: *maxEngineTime,
+		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineQueue: *maxEngineQueue, MaxEngineMoveTime: *maxEngineTime,
 		Store: store, Logger: logger,
 	})
 	if err != nil {

@@ -53,6 +53,7 @@ var serveFlagRanges = []struct {
 	{"--max-call-duration", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-analysis-time", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-engine-move-time", []string{"0s", "-1ns"}, "above 0"},
+	{"--max-engine-queue", []string{"-1", "100001"}, "0..100000"},
 	{"--max-connection-age", []string{"-1ns", "999ms", "8760h0m0.000000001s"}, "0 (never) or 1s..8760h"},
 	{"--grpc-addr", []string{"127.0.0.1:65536", "127.0.0.1:-1"}, "0..65535"},
 	{"--http-addr", []string{"127.0.0.1:65536"}, "0..65535"},
@@ -324,6 +325,41 @@ func TestServeFlagRangesHonoured(t *testing.T) {
 				return
 			}
 			limit(t, err, c.limit, c.value)
+		})
+	}
+	// Engine moves in games, with one search at a time: the first game the
+	// engine opens searches (a minute), the next ones wait, up to
+	// --max-engine-queue; beyond it the engine's next move is refused,
+	// a CreateGame as a player's move, and the game is unchanged.
+	engineGame := func(s *svServer, side damonev1.Side) (*damonev1.CreateGameResponse, error) {
+		return s.games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{EngineOpponent: &damonev1.EngineOpponent{
+			Side: side, Strength: &damonev1.EngineOpponent_MoveTime{MoveTime: durationpb.New(time.Minute)}}}})
+	}
+	for _, c := range []struct {
+		value   string
+		waiting int // engine moves queued before the refusal
+	}{{"0", 0}, {"100000", 3}} {
+		t.Run("max-engine-queue "+c.value, func(t *testing.T) {
+			t.Parallel()
+			s := svStart(t, "--max-engine-queue", c.value, "--max-analyses", "1", "--max-engine-move-time", "1m")
+			player, err := engineGame(s, damonev1.Side_SIDE_BLACK) // Red, the player, moves first
+			ok(t, err)
+			for range 1 + c.waiting {
+				_, err := engineGame(s, damonev1.Side_SIDE_RED)
+				ok(t, err)
+			}
+			if c.value == "0" {
+				_, err = engineGame(s, damonev1.Side_SIDE_RED)
+				limit(t, err, "engine_queue", "0")
+				name := player.GetGame().GetName()
+				_, err = s.games.MakeMove(svAuth(ctx, player.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: "e2-d3"})
+				limit(t, err, "engine_queue", "0")
+				g, err := s.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+				ok(t, err)
+				if g.GetPly() != 0 || g.GetEtag() != player.GetGame().GetEtag() {
+					t.Errorf("the refused move changed the game: ply %d etag %s, was 0 and %s", g.GetPly(), g.GetEtag(), player.GetGame().GetEtag())
+				}
+			}
 		})
 	}
 	analyze := func(s *svServer, depth int32) error {

@@ -390,6 +390,7 @@ func TestConformance(t *testing.T) {
 	t.Run("main", func(t *testing.T) { confMain(t, s) })
 	t.Run("limits", func(t *testing.T) { confLimits(t, s) })
 	t.Run("watch buffer", func(t *testing.T) { confWatchBuffer(t, s) })
+	t.Run("engine queue", func(t *testing.T) { confEngineQueue(t, s) })
 	t.Run("shutdown", func(t *testing.T) { confShutdown(t, s) })
 	t.Logf("%d claims in the Errors paragraphs, %d errors produced, in %v", len(claims), len(s.seen), time.Since(start).Round(time.Millisecond))
 	if t.Failed() {
@@ -786,6 +787,31 @@ func confLimits(t *testing.T, s *suite) {
 	// past (over REST, the Grpc-Timeout header the gateway honours).
 	s.run(t, srv, confCase{name: "GetGame: deadline past", mk: fixedCall(call{method: rpcGetGame, timeout: time.Nanosecond,
 		req: &damonev1.GetGameRequest{Name: x.GetGame().GetName()}}), want: wantError{code: codes.DeadlineExceeded}})
+}
+
+// confEngineQueue: with one engine search at a time and no move allowed
+// to wait (--max-engine-queue 0), while the engine searches (a minute) in
+// a game it opened, a call that would make it move again is refused:
+// CreateGame with the engine to open, MakeMove the engine would answer.
+func confEngineQueue(t *testing.T, s *suite) {
+	srv := startBinary(t, "--max-analyses", "1", "--max-engine-queue", "0", "--max-engine-move-time", "1m")
+	g := gameSetup{t, damonev1.NewGameServiceClient(srv.conn)}
+	engineGame := func(side damonev1.Side) *damonev1.CreateGameRequest {
+		return &damonev1.CreateGameRequest{Game: &damonev1.Game{EngineOpponent: &damonev1.EngineOpponent{
+			Side: side, Strength: &damonev1.EngineOpponent_MoveTime{MoveTime: durationpb.New(time.Minute)}}}}
+	}
+	player, err := g.games.CreateGame(context.Background(), engineGame(damonev1.Side_SIDE_BLACK))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.games.CreateGame(context.Background(), engineGame(damonev1.Side_SIDE_RED)); err != nil {
+		t.Fatal(err) // the engine opens: it searches from now on
+	}
+	want := limitErr("engine_queue", "0")
+	s.run(t, srv, confCase{name: "CreateGame: the engine to open", mk: fixedCall(call{method: rpcCreate, req: engineGame(damonev1.Side_SIDE_RED)}),
+		want: want})
+	s.run(t, srv, confCase{name: "MakeMove: the engine to answer", mk: fixedCall(call{method: rpcMakeMove, auth: bearer(player.GetRedToken()),
+		req: &damonev1.MakeMoveRequest{Name: player.GetGame().GetName(), Move: "e2-d3"}}), want: want})
 }
 
 // crowded: 22 pieces (so each event is large), the Damones h1 and a8 free

@@ -76,11 +76,13 @@ type Config struct {
 	MaxConnectionAge time.Duration
 	// Engine settings: the search's table size per searcher (MiB), the cap
 	// on one analysis's time and on analyses at once (also the number of
-	// engine moves in games searched at once; more wait their turn), and
-	// the cap on the engine's thinking time per move in games against it.
+	// engine moves in games searched at once; more wait their turn, in
+	// order, at most MaxEngineQueue of them), and the cap on the engine's
+	// thinking time per move in games against it.
 	SearchTableMB     int
 	MaxAnalysisTime   time.Duration
 	MaxAnalyses       int
+	MaxEngineQueue    int // 0: no move waits (a caller's move is refused when every slot is taken)
 	MaxEngineMoveTime time.Duration
 	Store             games.Store
 	Logger            *slog.Logger
@@ -119,7 +121,7 @@ func New(cfg Config) (*Server, error) {
 	s.search = search.NewPool(cfg.SearchTableMB)
 	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits,
 		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
-		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses))
+		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses), games.WithEngineQueue(cfg.MaxEngineQueue))
 
 	var err error
 	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
