@@ -213,7 +213,8 @@ func (v *Variant) noProgress(p *Position) Outcome {
 // and its outcome. It is not safe for concurrent use.
 type Game struct {
 	variant   Variant
-	positions []Position // positions[i] is the position before moves[i]
+	positions []Position // positions[base+i] is the position before moves[i]
+	base      int        // positions before the first move's (ContinueGame's earlier)
 	moves     []Move
 	outcome   Outcome
 	legal     []Move // PlayText's move list, reused from ply to ply
@@ -242,9 +243,29 @@ func (g *Game) Reset(v Variant) error {
 	}
 	g.variant = v
 	g.positions = append(g.positions[:0], start)
+	g.base = 0
 	g.moves = g.moves[:0]
 	g.outcome = v.PositionOutcome(&start)
 	return nil
+}
+
+// ContinueGame returns a game going on from pos under the variant's rules,
+// as if it had reached pos through the earlier positions (oldest first):
+// those the repetition rule can still count, as Recent returns them, so a
+// caller that keeps them need not replay a long game to go on with it.
+// Its moves and ply count from pos, and InitialPosition is the oldest of
+// the earlier positions (pos if there are none). Errors as NewGame.
+func ContinueGame(v Variant, earlier []Position, pos Position) (*Game, error) {
+	if _, err := v.InitialPosition(); err != nil {
+		return nil, err
+	}
+	if v.WinCondition == 0 {
+		v.WinCondition = CaptureAllPieces
+	}
+	g := &Game{variant: v, base: len(earlier)}
+	g.positions = append(append(make([]Position, 0, len(earlier)+8), earlier...), pos)
+	g.outcome = g.judge(&g.positions[len(g.positions)-1])
+	return g, nil
 }
 
 // Variant returns the game's rule settings.
@@ -317,14 +338,20 @@ func (g *Game) play(m Move) {
 	next := g.Position().After(&m)
 	g.moves = append(g.moves, m)
 	g.positions = append(g.positions, next)
-	// Wins, then repetition, then no progress (RULES.md, End of the game).
-	g.outcome = g.variant.decisive(&next)
-	if !g.outcome.Over() && g.variant.RepetitionDraw && g.occurrences(&next) >= 3 {
-		g.outcome = Outcome{Draw, Repetition}
+	g.outcome = g.judge(&next)
+}
+
+// judge returns the outcome of the game at p, its latest position: wins,
+// then repetition, then no progress (RULES.md, End of the game).
+func (g *Game) judge(p *Position) Outcome {
+	o := g.variant.decisive(p)
+	if !o.Over() && g.variant.RepetitionDraw && g.occurrences(p) >= 3 {
+		o = Outcome{Draw, Repetition}
 	}
-	if !g.outcome.Over() {
-		g.outcome = g.variant.noProgress(&next)
+	if !o.Over() {
+		o = g.variant.noProgress(p)
 	}
+	return o
 }
 
 // occurrences counts the positions of the game equal to p for the
@@ -358,4 +385,19 @@ func (g *Game) End(o Outcome) error {
 // copy): what a search needs for the repetition rule.
 func (g *Game) History() []Position {
 	return append([]Position(nil), g.positions[:len(g.positions)-1]...)
+}
+
+// Recent returns the positions before the current one that the repetition
+// rule can still count (oldest first, a copy; none without the rule): the
+// last no-progress count of them, since a capture or a promotion makes
+// every earlier position unreachable. With the current position, they are
+// all ContinueGame needs to go on with the game exactly. The no-progress
+// rule (80 plies by default) bounds how many there are.
+func (g *Game) Recent() []Position {
+	if !g.variant.RepetitionDraw {
+		return nil
+	}
+	last := len(g.positions) - 1
+	first := max(0, last-g.positions[last].NoProgress())
+	return append([]Position(nil), g.positions[first:last]...)
 }
