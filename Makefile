@@ -45,11 +45,12 @@ deps: ## Install what tests and generation need beyond Go, if missing (Debian pa
 	scripts/test-deps
 
 .PHONY: test
-test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwaway PostgreSQL), then make interop
+test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwaway PostgreSQL), a 60 s soak, then make interop
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	go vet ./...
 	scripts/test-postgres run bash -c 'go test ./... && go test -race ./internal/games/ ./internal/server/ ./internal/metrics/ ./internal/store/...'
+	$(MAKE) --no-print-directory soak DURATION=60s SOAK_KILL_EVERY=12s
 	scripts/interop
 
 .PHONY: test-long
@@ -65,6 +66,25 @@ fuzz: ## Fuzz the position, move and PDN parsers for 30 s each
 	go test ./internal/engine/ -run '^$$' -fuzz FuzzParsePosition -fuzztime 30s
 	go test ./internal/engine/ -run '^$$' -fuzz FuzzParseMove -fuzztime 30s
 	go test ./internal/pdn/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 30s
+
+##@ Service load and soak (cmd/damone-bench; docs/BENCHMARKS.md)
+
+BENCH_BIN := bin/damone-bench
+# make soak: how long, and how often the server is killed (SIGKILL) and
+# restarted; make test runs DURATION=60s SOAK_KILL_EVERY=12s.
+DURATION ?= 10m
+SOAK_KILL_EVERY ?= 1m
+
+$(BENCH_BIN): FORCE
+	go build -o $(BENCH_BIN) ./cmd/damone-bench
+
+.PHONY: soak
+soak: build $(BENCH_BIN) ## A real server under mixed load for DURATION (10m), killed and restarted every SOAK_KILL_EVERY (1m): no acknowledged move lost, no upward trend
+	$(BENCH_BIN) soak --server-bin $(BIN) --duration $(DURATION) --kill-every $(SOAK_KILL_EVERY)
+
+.PHONY: bench-moves
+bench-moves: build $(BENCH_BIN) ## Moves/s and server CPU per move of each store (a throwaway PostgreSQL too) at 64 games and alone; long games
+	scripts/test-postgres run bash -c '$(BENCH_BIN) moves --server-bin $(BIN) --postgres-dsn "$$DAMONE_TEST_POSTGRES_DSN"'
 
 ##@ API contract (proto/damone/v1 -> gen/)
 

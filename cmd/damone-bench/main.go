@@ -3,6 +3,8 @@
 // figures are in docs/BENCHMARKS.md.
 //
 //	damone-bench load [flags]    load a running server: list-legal-moves over gRPC and REST, validation, watch fan-out
+//	damone-bench moves [flags]   play games on a server it starts per store: moves/s, CPU per move, long games
+//	damone-bench soak [flags]    a real server under mixed load, killed and restarted each interval
 //
 // Run "damone-bench COMMAND --help" (or "damone-bench help COMMAND") for a
 // command's flags; help goes to stdout.
@@ -26,6 +28,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"load", "load a running server: list-legal-moves over gRPC and REST, validation, watch fan-out", runLoadCommand},
+		{"moves", "play games on a server started per store: moves/s, CPU per move, store ratios, long games", runMovesCommand},
+		{"soak", "a real server under mixed load, killed and restarted each interval: no lost moves, no upward trends", runSoakCommand},
 	}
 }
 

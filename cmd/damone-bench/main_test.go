@@ -25,7 +25,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	// One flag each command's help must show, from the command's docs.
-	wantFlag := map[string]string{"load": "--scenarios"}
+	wantFlag := map[string]string{"load": "--scenarios", "moves": "--stores", "soak": "--kill-every"}
 	for _, c := range commands() {
 		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-help"}, {"help", c.name}} {
 			out, errOut, code := runCLI(args...)
