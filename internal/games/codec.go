@@ -15,8 +15,13 @@ import (
 // promotion. It is versioned by RecordVersion so a future change can read
 // old rows.
 
-// RecordVersion is written into every record.
-const RecordVersion = 1
+// RecordVersion is written into every record. Version 2 game records
+// leave the moves out (the event log has them) and keep the ply count and
+// the positions the repetition rule still counts; version 1 game records,
+// with every move inline, are still read (DecodeGame), and a game is
+// written as version 2 at its next change. Events and request records
+// did not change: both versions are read.
+const RecordVersion = 2
 
 type variantRecord struct {
 	Setup           string `json:"setup"`
@@ -54,7 +59,9 @@ type gameRecord struct {
 	Variant    variantRecord `json:"variant"`
 	Initial    string        `json:"initial"`
 	Position   string        `json:"position"`
-	Moves      []moveRecord  `json:"moves"`
+	Plies      int           `json:"plies"`
+	Recent     []string      `json:"recent,omitempty"`
+	Moves      []moveRecord  `json:"moves,omitempty"` // version 1 only
 	Outcome    outcomeRecord `json:"outcome"`
 	DrawOffer  string        `json:"draw_offer,omitempty"`
 	Version    int64         `json:"version"`
@@ -89,18 +96,22 @@ type eventRecord struct {
 	Outcome  *outcomeRecord `json:"outcome,omitempty"`
 }
 
-// EncodeGame returns the stored form of g.
+// EncodeGame returns the stored form of g, without its moves: its size
+// does not grow with the game (the repetition rule's positions aside,
+// which the no-progress count bounds).
 func EncodeGame(g *Game) ([]byte, error) {
 	r := gameRecord{
 		V: RecordVersion, ID: g.ID, Variant: encodeVariant(&g.Variant),
-		Initial: g.Initial.String(), Position: g.Position.String(),
-		Moves:   make([]moveRecord, len(g.Moves)),
+		Initial: g.Initial.String(), Position: g.Position.String(), Plies: g.Plies,
 		Outcome: outcomeRecord{uint8(g.Outcome.Result), uint8(g.Outcome.Reason)},
 		Version: g.Version, LastEvent: g.LastEvent, CreateTime: g.CreateTime, UpdateTime: g.UpdateTime,
 		TokenHash: [2]string{hex.EncodeToString(g.TokenHash[0][:]), hex.EncodeToString(g.TokenHash[1][:])},
 	}
-	for i, m := range g.Moves {
-		r.Moves[i] = encodeMove(m)
+	if len(g.Recent) > 0 {
+		r.Recent = make([]string, len(g.Recent))
+		for i := range g.Recent {
+			r.Recent[i] = g.Recent[i].String()
+		}
 	}
 	if g.HasOffer {
 		r.DrawOffer = g.DrawOffer.String()
@@ -111,14 +122,16 @@ func EncodeGame(g *Game) ([]byte, error) {
 	return json.Marshal(r)
 }
 
-// DecodeGame reads a game written by EncodeGame; a record that does not
-// make a valid game is an error, never a silently different game.
+// DecodeGame reads a game written by EncodeGame (or, from version 1,
+// with its moves inline: then Moves is filled and Recent worked out by
+// replaying them); a record that does not make a valid game is an error,
+// never a silently different game.
 func DecodeGame(b []byte) (*Game, error) {
 	var r gameRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("game record: %w", err)
 	}
-	if r.V != RecordVersion {
+	if r.V != 1 && r.V != RecordVersion {
 		return nil, fmt.Errorf("game record %s: unknown record version %d", r.ID, r.V)
 	}
 	g := &Game{ID: r.ID, Version: r.Version, LastEvent: r.LastEvent, CreateTime: r.CreateTime, UpdateTime: r.UpdateTime,
@@ -133,10 +146,20 @@ func DecodeGame(b []byte) (*Game, error) {
 	if g.Position, err = engine.ParsePosition(r.Position); err != nil {
 		return nil, fmt.Errorf("game record %s: position: %w", r.ID, err)
 	}
-	g.Moves = make([]PlayedMove, len(r.Moves))
-	for i := range r.Moves {
-		if g.Moves[i], err = decodeMove(&r.Moves[i]); err != nil {
-			return nil, fmt.Errorf("game record %s: move %d: %w", r.ID, i+1, err)
+	if r.Plies < 0 {
+		return nil, fmt.Errorf("game record %s: negative ply count %d", r.ID, r.Plies)
+	}
+	g.Plies = r.Plies
+	for i, text := range r.Recent {
+		p, err := engine.ParsePosition(text)
+		if err != nil {
+			return nil, fmt.Errorf("game record %s: recent position %d: %w", r.ID, i+1, err)
+		}
+		g.Recent = append(g.Recent, p)
+	}
+	if r.V == 1 {
+		if err := decodeInlineMoves(g, &r); err != nil {
+			return nil, fmt.Errorf("game record %s: %w", r.ID, err)
 		}
 	}
 	if r.DrawOffer != "" {
@@ -165,6 +188,29 @@ func DecodeGame(b []byte) (*Game, error) {
 	return g, nil
 }
 
+// decodeInlineMoves reads a version 1 record's moves and works out what
+// version 2 keeps instead: the ply count and, by replaying them, the
+// positions the repetition rule still counts.
+func decodeInlineMoves(g *Game, r *gameRecord) error {
+	g.Moves = make([]PlayedMove, len(r.Moves))
+	for i := range r.Moves {
+		var err error
+		if g.Moves[i], err = decodeMove(&r.Moves[i]); err != nil {
+			return fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	g.Plies = len(g.Moves)
+	eg, err := g.replay()
+	if err != nil {
+		return fmt.Errorf("moves: %w", err)
+	}
+	if got := eg.Position(); got.String() != g.Position.String() {
+		return fmt.Errorf("the moves lead to %s, not to the recorded position %s", got.String(), g.Position.String())
+	}
+	g.Recent = eg.Recent()
+	return nil
+}
+
 // EncodeEvent returns the stored form of e.
 func EncodeEvent(e *Event) ([]byte, error) {
 	r := eventRecord{V: RecordVersion, GameID: e.GameID, Sequence: e.Sequence, Time: e.Time, Kind: e.Kind,
@@ -190,7 +236,7 @@ func DecodeEvent(b []byte) (Event, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Event{}, fmt.Errorf("event record: %w", err)
 	}
-	if r.V != RecordVersion {
+	if r.V != 1 && r.V != RecordVersion {
 		return Event{}, fmt.Errorf("event record %s/%d: unknown record version %d", r.GameID, r.Sequence, r.V)
 	}
 	e := Event{GameID: r.GameID, Sequence: r.Sequence, Time: r.Time, Kind: r.Kind, Ply: r.Ply, ByMove: r.ByMove}

@@ -274,7 +274,7 @@ func (s *Service) engineMove(id string, ply int) error {
 	if g.Ply() != ply || !g.EngineToMove() {
 		return nil // someone else moved for it, or the game is over
 	}
-	eg, err := g.replay()
+	eg, err := g.continued()
 	if err != nil {
 		return err
 	}

@@ -23,12 +23,22 @@ type PlayedMove struct {
 }
 
 // Game is one game's stored state. Version increases by one with every
-// change; the etag is derived from it.
+// change; the etag is derived from it. A store keeps the moves apart from
+// the rest (they are in the game's event log), so reading or changing a
+// game costs the same at any length: Moves is filled only when asked for
+// (Service.WithMoves), and Plies and Recent are what a move needs.
 type Game struct {
-	ID         string
-	Variant    engine.Variant
-	Initial    engine.Position
-	Position   engine.Position
+	ID       string
+	Variant  engine.Variant
+	Initial  engine.Position
+	Position engine.Position
+	// Plies is the number of moves played.
+	Plies int
+	// Recent holds the positions before Position that the repetition rule
+	// can still count (engine.Game.Recent), oldest first.
+	Recent []engine.Position
+	// Moves holds every move played when the game was read with them
+	// (len(Moves) == Plies); nil otherwise.
 	Moves      []PlayedMove
 	Outcome    engine.Outcome
 	DrawOffer  engine.Side // valid when HasDrawOffer
@@ -60,7 +70,10 @@ func (g *Game) EngineToMove() bool {
 }
 
 // Ply returns the number of moves played.
-func (g *Game) Ply() int { return len(g.Moves) }
+func (g *Game) Ply() int { return g.Plies }
+
+// HasMoves reports whether g was read with its moves.
+func (g *Game) HasMoves() bool { return len(g.Moves) == g.Plies }
 
 // Over reports whether the game has ended.
 func (g *Game) Over() bool { return g.Outcome.Over() }
@@ -82,16 +95,39 @@ func (g *Game) Clone() *Game {
 		e := *g.Engine
 		c.Engine = &e
 	}
-	c.Moves = make([]PlayedMove, len(g.Moves))
-	for i, m := range g.Moves {
-		c.Moves[i] = m
-		c.Moves[i].Captured = append([]engine.PlacedPiece(nil), m.Captured...)
+	c.Recent = append([]engine.Position(nil), g.Recent...)
+	if g.Moves != nil {
+		c.Moves = make([]PlayedMove, len(g.Moves))
+		for i, m := range g.Moves {
+			c.Moves[i] = m
+			c.Moves[i].Captured = append([]engine.PlacedPiece(nil), m.Captured...)
+		}
 	}
 	return &c
 }
 
-// replay rebuilds the engine's game record (needed for the repetition
-// rule) by playing the moves again from the initial position.
+// Head returns a copy of g without its moves: what a store keeps in the
+// game's own record.
+func (g *Game) Head() *Game {
+	c := *g
+	c.Moves = nil
+	c.Recent = append([]engine.Position(nil), g.Recent...)
+	if g.Engine != nil {
+		e := *g.Engine
+		c.Engine = &e
+	}
+	return &c
+}
+
+// continued returns the engine's game going on from g's position, with
+// the positions the repetition rule still counts: the same work at any
+// ply.
+func (g *Game) continued() (*engine.Game, error) {
+	return engine.ContinueGame(g.Variant, g.Recent, g.Position)
+}
+
+// replay rebuilds the engine's game by playing the moves again from the
+// initial position; g must have its moves.
 func (g *Game) replay() (*engine.Game, error) {
 	v := g.Variant
 	v.Setup, v.Start = engine.SetupCustom, g.Initial
@@ -107,18 +143,18 @@ func (g *Game) replay() (*engine.Game, error) {
 	return eg, nil
 }
 
-// asOf returns the game as the move recorded by rec left it (the first
-// response to that request): its first rec.Ply moves, with the position
-// and outcome they lead to, and the version, last event, update time and
-// pending offer recorded then.
+// asOf returns the game (read with its moves) as the move recorded by rec
+// left it (the first response to that request): its first rec.Ply moves,
+// with the position and outcome they lead to, and the version, last
+// event, update time and pending offer recorded then.
 func (g *Game) asOf(rec RequestRecord) (*Game, error) {
 	c := g.Clone()
-	c.Moves = c.Moves[:rec.Ply]
+	c.Moves, c.Plies = c.Moves[:rec.Ply], rec.Ply
 	eg, err := c.replay()
 	if err != nil {
 		return nil, err
 	}
-	c.Position, c.Outcome = eg.Position(), eg.Outcome()
+	c.Position, c.Outcome, c.Recent = eg.Position(), eg.Outcome(), eg.Recent()
 	c.Version, c.LastEvent, c.UpdateTime = rec.Version, rec.LastEvent, rec.Time
 	c.HasOffer, c.DrawOffer = rec.HasOffer, rec.DrawOffer
 	return c, nil

@@ -31,7 +31,7 @@ func (s *MemoryStore) Create(_ context.Context, g *Game, events []Event) error {
 	if _, dup := s.games[g.ID]; dup {
 		return ErrConflict
 	}
-	s.games[g.ID] = &memGame{game: g.Clone(), events: append([]Event(nil), events...)}
+	s.games[g.ID] = &memGame{game: g.Head(), events: append([]Event(nil), events...)}
 	// Ids sort in creation order (time-ordered UUIDs), but keep the slice
 	// sorted whatever the caller's ids.
 	i := sort.SearchStrings(s.order, g.ID)
@@ -88,7 +88,7 @@ func (s *MemoryStore) Update(_ context.Context, g *Game, events []Event, req *Re
 		}
 		s.requests[g.ID][req.RequestID] = *req
 	}
-	mg.game = g.Clone()
+	mg.game = g.Head()
 	mg.events = append(mg.events, events...)
 	return nil
 }

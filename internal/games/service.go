@@ -25,6 +25,7 @@ type Limits struct {
 	MaxWatchers        int // open watch streams in total
 	MaxWatchersPerGame int // open watch streams per game
 	WatchBuffer        int // events buffered per watcher before it is cut off
+	MaxPlies           int // moves in one game: a move beyond is refused (limit game_plies)
 }
 
 // DefaultLimits are the limits a server starts with.
@@ -221,13 +222,47 @@ func (s *Service) stamp(g *Game, events []Event) {
 	}
 }
 
-// Get returns a game or CodeNotFound.
+// Get returns a game without its moves, or CodeNotFound; WithMoves adds
+// them.
 func (s *Service) Get(ctx context.Context, id string) (*Game, error) {
 	g, err := s.store.Get(ctx, id)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	return g, nil
+}
+
+// movesPage is how many events WithMoves reads at a time.
+const movesPage = 1000
+
+// WithMoves fills in g.Moves, every move played up to g.Ply(), from the
+// game's event log (a store keeps moves only there). The log only grows,
+// so the moves match g even if the game moved on since it was read.
+func (s *Service) WithMoves(ctx context.Context, g *Game) error {
+	if g.HasMoves() {
+		return nil
+	}
+	moves := make([]PlayedMove, 0, g.Ply())
+	for after := int64(0); len(moves) < g.Ply(); {
+		events, err := s.store.Events(ctx, g.ID, after, movesPage)
+		if err != nil {
+			return storeError(err)
+		}
+		if len(events) == 0 {
+			return fmt.Errorf("game %s: its event log has %d of its %d moves", g.ID, len(moves), g.Ply())
+		}
+		for i := range events {
+			if e := &events[i]; e.Kind == EventMovePlayed && e.Ply <= g.Ply() {
+				if e.Ply != len(moves)+1 {
+					return fmt.Errorf("game %s: event %d is ply %d, after %d moves", g.ID, e.Sequence, e.Ply, len(moves))
+				}
+				moves = append(moves, e.Move)
+			}
+		}
+		after = events[len(events)-1].Sequence
+	}
+	g.Moves = moves
+	return nil
 }
 
 // List returns up to limit games after the game with id after (creation
@@ -440,6 +475,9 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 			return nil, fmt.Errorf("request %s records ply %d but game %s is at ply %d", engine.Quote(reqID), rec.Ply, g.ID, g.Ply())
 		}
 	}
+	if err := s.WithMoves(ctx, g); err != nil {
+		return nil, err
+	}
 	// A record written before records kept the state after the move
 	// (Version 0) answers with the game as it is now.
 	first := g
@@ -448,7 +486,9 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 			return nil, err
 		}
 	}
-	return &MoveResult{Move: first.Moves[rec.Ply-1], Game: first, Sequence: rec.Sequence}, nil
+	move := first.Moves[rec.Ply-1]
+	first.Moves = nil // as the first response had it: WithMoves adds them
+	return &MoveResult{Move: move, Game: first, Sequence: rec.Sequence}, nil
 }
 
 func checkExpectations(g *Game, r MoveRequest) error {
@@ -477,8 +517,14 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		e.Metadata = map[string]string{"side": sideName(side), "side_to_move": sideName(pos.SideToMove())}
 		return nil, nil, e
 	}
+	if s.limits.MaxPlies > 0 && g.Ply() >= s.limits.MaxPlies {
+		return nil, nil, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "game_plies",
+			Message: fmt.Sprintf("the game has reached the server's maximum of %d plies (limit game_plies); it can still end by resignation or an agreed draw",
+				s.limits.MaxPlies),
+			Metadata: map[string]string{"limit": "game_plies", "maximum": strconv.Itoa(s.limits.MaxPlies)}}
+	}
 	t0 := time.Now()
-	eg, err := g.replay()
+	eg, err := g.continued()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -514,9 +560,11 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		s.stamp(g, events)
 	}
 	played := PlayedMove{Move: m, Side: side, Captured: pos.CapturedPieces(&m)}
-	g.Moves = append(g.Moves, played)
-	g.Position = eg.Position()
-	g.Outcome = eg.Outcome()
+	if g.HasMoves() {
+		g.Moves = append(g.Moves, played)
+	}
+	g.Plies++
+	g.Position, g.Outcome, g.Recent = eg.Position(), eg.Outcome(), eg.Recent()
 	moved := []Event{{Kind: EventMovePlayed, Move: played}}
 	if g.Over() {
 		g.HasOffer = false

@@ -73,6 +73,9 @@ func get(t *testing.T, s *Service, id string) *Game {
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
+	if err := s.WithMoves(context.Background(), g); err != nil {
+		t.Fatalf("WithMoves: %v", err)
+	}
 	return g
 }
 

@@ -45,7 +45,10 @@ func TestReopenKeepsGames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	got, err := s.Get(context.Background(), g.ID)
+	got, err := games.NewService(s, games.DefaultLimits).Get(context.Background(), g.ID)
+	if err == nil {
+		err = games.NewService(s, games.DefaultLimits).WithMoves(context.Background(), got)
+	}
 	if err != nil || got.Ply() != 1 || got.Moves[0].Move.String() != "e2-d3" || got.LastEvent != 2 {
 		t.Fatalf("after reopening: %+v, %v; want the game at ply 1 after e2-d3 with 2 events", got, err)
 	}

@@ -47,10 +47,21 @@ func checkPDNRoundTrips(t *testing.T, s *recordingStore) {
 		if err != nil {
 			t.Fatalf("Get(%s): %v", id, err)
 		}
-		moves := make([]engine.Move, len(g.Moves))
-		notation := make([]string, len(g.Moves))
-		for i, m := range g.Moves {
-			moves[i], notation[i] = m.Move, m.Move.String()
+		// The moves are in the event log (a store keeps no copy with the
+		// game), one move_played event per ply.
+		evs, err := s.Events(context.Background(), id, 0, 1<<20)
+		if err != nil {
+			t.Fatalf("Events(%s): %v", id, err)
+		}
+		var moves []engine.Move
+		var notation []string
+		for _, e := range evs {
+			if e.Kind == games.EventMovePlayed {
+				moves, notation = append(moves, e.Move.Move), append(notation, e.Move.Move.String())
+			}
+		}
+		if len(moves) != g.Ply() {
+			t.Fatalf("game %s at ply %d has %d move_played events", id, g.Ply(), len(moves))
 		}
 		var b strings.Builder
 		if err := pdn.Write(&b, pdn.FromGame(g.Variant, moves, g.Outcome, pdn.Tag{Name: "Site", Value: "games/" + g.ID})); err != nil {
@@ -71,7 +82,7 @@ func checkPDNRoundTrips(t *testing.T, s *recordingStore) {
 			t.Errorf("game %s: moves %v read back as %v", id, notation, rec.Moves)
 		}
 		verdict, err := validation.Game(v, rec.Moves, validation.Options{})
-		if err != nil || !verdict.Valid() || len(verdict.Moves) != len(g.Moves) {
+		if err != nil || !verdict.Valid() || len(verdict.Moves) != g.Ply() {
 			t.Fatalf("game %s: the replay refuses the record: %v %+v", id, err, verdict)
 		}
 		want := map[engine.Result]string{engine.Ongoing: "*", engine.RedWins: "1-0", engine.BlackWins: "0-1", engine.Draw: "1/2-1/2"}[g.Outcome.Result]
@@ -84,7 +95,7 @@ func checkPDNRoundTrips(t *testing.T, s *recordingStore) {
 				t.Errorf("game %s: ended by %v, but the replay ends it %v", id, g.Outcome.Reason, verdict.Outcome)
 			}
 		default:
-			if verdict.Outcome != g.Outcome || (g.Outcome.Over() && verdict.EndPly != len(g.Moves)) {
+			if verdict.Outcome != g.Outcome || (g.Outcome.Over() && verdict.EndPly != g.Ply()) {
 				t.Errorf("game %s: outcome %v, replayed as %v at ply %d", id, g.Outcome, verdict.Outcome, verdict.EndPly)
 			}
 		}

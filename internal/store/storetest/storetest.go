@@ -65,13 +65,17 @@ func play(t *testing.T, g *games.Game, notation string) (*games.Game, games.Even
 		t.Fatal(err)
 	}
 	pm := games.PlayedMove{Move: m, Side: before.SideToMove(), Captured: before.CapturedPieces(&m)}
-	n.Moves = append(n.Moves, pm)
+	// A store keeps no moves in the game (its event log has them), and
+	// keeps the repetition window as given.
+	n.Moves = nil
+	n.Plies++
+	n.Recent = append(n.Recent, before)
 	n.Position = before.After(&m)
 	n.Version++
 	n.LastEvent++
 	n.UpdateTime = n.UpdateTime.Add(time.Second)
 	return n, games.Event{GameID: n.ID, Sequence: n.LastEvent, Time: n.UpdateTime, Kind: games.EventMovePlayed,
-		Ply: len(n.Moves), Position: n.Position, Move: pm}
+		Ply: n.Plies, Position: n.Position, Move: pm}
 }
 
 func sameGame(t *testing.T, got, want *games.Game) {
@@ -85,8 +89,8 @@ func sameGame(t *testing.T, got, want *games.Game) {
 func normal(g *games.Game) *games.Game {
 	c := g.Clone()
 	c.CreateTime, c.UpdateTime = c.CreateTime.UTC(), c.UpdateTime.UTC()
-	if len(c.Moves) == 0 {
-		c.Moves = nil
+	if len(c.Recent) == 0 {
+		c.Recent = nil
 	}
 	return c
 }
@@ -127,8 +131,17 @@ func testCreateGet(t *testing.T, s games.Store) {
 		t.Fatal(err)
 	}
 	sameGame(t, got, g2b)
-	if r, ok := got.Moves[0].Move.Promotion(); !ok || r != engine.Dama || len(got.Moves[0].Captured) != 2 {
-		t.Fatalf("stored capture lost its promotion or captured pieces: %+v", got.Moves[0])
+	if got.Moves != nil {
+		t.Fatalf("Get returned %d moves: a store keeps them in the event log only", len(got.Moves))
+	}
+	evs, err = s.Events(ctx, "g2", 0, 10)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Events = %d events, %v; want the move's", len(evs), err)
+	}
+	if m := evs[0].Move; m.Move.String() != "c4xa6xc8" || len(m.Captured) != 2 {
+		t.Fatalf("stored capture lost its path or captured pieces: %+v", m)
+	} else if r, ok := m.Move.Promotion(); !ok || r != engine.Dama {
+		t.Fatalf("stored capture lost its promotion: %+v", m)
 	}
 	if n, err := s.Count(ctx); err != nil || n != 2 {
 		t.Fatalf("Count = %d, %v; want 2", n, err)

@@ -1,0 +1,31 @@
+package bolt
+
+import (
+	"testing"
+
+	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/storetest"
+)
+
+// The setup skips fsync (bbolt's NoSync) to play thousands of moves and
+// create thousands of games quickly; the measured calls sync as served.
+
+func BenchmarkMakeMove(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchMakeMove(b, s, func(fast bool) { s.db.NoSync = fast })
+}
+
+func BenchmarkCreateGame(b *testing.B) {
+	storetest.BenchCreateGame(b, func(b *testing.B) games.Store {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, func(s games.Store, fast bool) { s.(*Store).db.NoSync = fast })
+}

@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+// shuffle is a game that can go on for ever: a Dama each, far apart,
+// stepping back and forth with both draw rules off, so a benchmark can
+// play it to any ply and keep playing the same moves there.
+var shuffle = [4]string{"h1-g2", "a8-b7", "g2-h1", "b7-a8"}
+
+func shuffleVariant(tb testing.TB) engine.Variant {
+	start, err := engine.ParsePosition("R:RDh1:BDa8:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return engine.Variant{Setup: engine.SetupCustom, Start: start, WinCondition: engine.CaptureAllPieces}
+}
+
+// BenchMakeMove measures games.Service.MakeMove on store in a game at ply
+// 100 and at ply 5,000: the move's work must not grow with the game
+// (issue 14: within 1.2x). prepare(true) is called before the game is
+// played to its starting ply and prepare(false) after, so a durable store
+// can skip its fsyncs while setting up.
+func BenchMakeMove(b *testing.B, store games.Store, prepare func(fast bool)) {
+	for _, ply := range []int{100, 5000} {
+		b.Run(fmt.Sprintf("ply=%d", ply), func(b *testing.B) {
+			ctx := context.Background()
+			svc := games.NewService(store, games.Limits{})
+			g, tok, err := svc.Create(ctx, shuffleVariant(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			token := func(i int) string {
+				if i%2 == 0 {
+					return tok.Red
+				}
+				return tok.Black
+			}
+			prepare(true)
+			for i := range ply {
+				if _, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: token(i), Move: shuffle[i%4]}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			prepare(false)
+			b.ResetTimer()
+			for i := ply; i < ply+b.N; i++ {
+				if _, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: token(i), Move: shuffle[i%4]}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchCreateGame measures games.Service.Create (with the games limit
+// on, so the count is taken) on an empty store and on one holding 50,000
+// games: creating must not slow as the store fills (issue 14: within
+// 1.2x). prepare is as for BenchMakeMove.
+func BenchCreateGame(b *testing.B, newStore func(b *testing.B) games.Store, prepare func(s games.Store, fast bool)) {
+	for _, held := range []int{0, 50_000} {
+		b.Run(fmt.Sprintf("games=%d", held), func(b *testing.B) {
+			ctx := context.Background()
+			store := newStore(b)
+			svc := games.NewService(store, games.Limits{MaxGames: 1 << 30})
+			prepare(store, true)
+			for range held {
+				if _, _, err := svc.Create(ctx, engine.DefaultVariant()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			prepare(store, false)
+			b.ResetTimer()
+			for range b.N {
+				if _, _, err := svc.Create(ctx, engine.DefaultVariant()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
