@@ -39,11 +39,11 @@ func sameResponse(t *testing.T, got, want *MoveResult) {
 	}
 	type view struct {
 		id, etag, pos, initial, recent string
-		ply                           int
-		version, last                 int64
-		outcome                       engine.Outcome
-		offer                         bool
-		offerBy                       engine.Side
+		ply                            int
+		version, last                  int64
+		outcome                        engine.Outcome
+		offer                          bool
+		offerBy                        engine.Side
 	}
 	vg := view{g.ID, g.Etag(), g.Position.String(), g.Initial.String(), recent(g), g.Ply(), g.Version, g.LastEvent, g.Outcome, g.HasOffer, g.DrawOffer}
 	vw := view{w.ID, w.Etag(), w.Position.String(), w.Initial.String(), recent(w), w.Ply(), w.Version, w.LastEvent, w.Outcome, w.HasOffer, w.DrawOffer}
