@@ -31,6 +31,8 @@ var metaKeys = [][]byte{keySchema}
 // checked through a hot backup (damone store backup --from).
 var ErrInUse = errors.New("in use by another process")
 
+const inUseHint = "check its data through a hot backup: damone store backup --from http://HOST:METRICS-PORT --out FILE"
+
 // DamageError is Verify's (and Open's) refusal of a file that is damaged
 // or is not a damone store. The file is left as it is.
 type DamageError struct {
@@ -104,7 +106,7 @@ func Verify(path string) (Summary, error) {
 	// write in progress.
 	if err := lockShared(f, lockWait); err != nil {
 		if errors.Is(err, ErrInUse) {
-			return sum, fmt.Errorf("embedded store: %s is %w (a running damone serve?)", path, err)
+			return sum, fmt.Errorf("embedded store: %s is %w (a running damone serve? %s)", path, err, inUseHint)
 		}
 		return sum, fmt.Errorf("embedded store: lock %s: %w", path, err)
 	}
@@ -128,7 +130,7 @@ func Verify(path string) (Summary, error) {
 		db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: lockWait})
 		if err != nil {
 			if errors.Is(err, bbolt.ErrTimeout) {
-				return fmt.Errorf("embedded store: %s is %w (a running damone serve?)", path, ErrInUse)
+				return fmt.Errorf("embedded store: %s is %w (a running damone serve? %s)", path, ErrInUse, inUseHint)
 			}
 			return damaged(path, "bbolt cannot open it: %v", err)
 		}
@@ -664,20 +666,25 @@ func decodeRecord[T any](v []byte, decode func([]byte) (T, error)) (T, error) {
 }
 
 // checkEvents checks a game's events: numbered 1 to the game's last
-// event, each of the game, the moves those of the game at their plies.
+// event, each of the game, and a chain from the game's initial position
+// to its position: every move legal in the position before it and leading
+// to the position its event records, every other event at the position
+// before it. The log is where the game's moves are kept.
 func checkEvents(b *bbolt.Bucket, g *games.Game) (int, error) {
 	if b == nil {
 		return 0, fmt.Errorf("no events (want %d)", g.LastEvent)
 	}
 	n := int64(0)
+	moves := 0
+	pos := g.Initial
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		n++
 		if v == nil {
-			return int(n), fmt.Errorf("event key %x is a bucket", k)
+			return int(n), fmt.Errorf("event key %s is a bucket", printable(k))
 		}
 		if len(k) != 8 || int64(binary.BigEndian.Uint64(k)) != n {
-			return int(n), fmt.Errorf("event key %x where event %d should be", k, n)
+			return int(n), fmt.Errorf("event key %s where event %d should be", printable(k), n)
 		}
 		e, err := decodeRecord(v, games.DecodeEvent)
 		if err != nil {
@@ -686,14 +693,32 @@ func checkEvents(b *bbolt.Bucket, g *games.Game) (int, error) {
 		switch {
 		case e.GameID != g.ID || e.Sequence != n:
 			return int(n), fmt.Errorf("event %d: its record is event %d of game %q", n, e.Sequence, printable([]byte(e.GameID)))
-		case e.Ply < 0 || e.Ply > len(g.Moves):
-			return int(n), fmt.Errorf("event %d: at ply %d of a game of %d moves", n, e.Ply, len(g.Moves))
-		case e.Kind == games.EventMovePlayed && (e.Ply == 0 || e.Move.Move.String() != g.Moves[e.Ply-1].Move.String()):
-			return int(n), fmt.Errorf("event %d: move %s at ply %d, which the game does not have", n, e.Move.Move.String(), e.Ply)
+		case (n == 1) != (e.Kind == games.EventCreated):
+			return int(n), fmt.Errorf("event %d is of kind %v (only event 1 is the game's creation)", n, e.Kind)
+		case e.Ply < 0 || e.Ply > g.Ply():
+			return int(n), fmt.Errorf("event %d: at ply %d of a game of %d moves", n, e.Ply, g.Ply())
+		case e.Kind == games.EventMovePlayed && e.Ply != moves+1:
+			return int(n), fmt.Errorf("event %d: move %s at ply %d, after %d moves", n, e.Move.Move.String(), e.Ply, moves)
+		}
+		if e.Kind == games.EventMovePlayed {
+			m, err := pos.ParseMove(e.Move.Move.String())
+			if err != nil {
+				return int(n), fmt.Errorf("event %d: move %s is not legal after the moves before it: %v", n, e.Move.Move.String(), err)
+			}
+			pos = pos.After(&m)
+			moves++
+		}
+		if got, want := e.Position.String(), pos.String(); got != want {
+			return int(n), fmt.Errorf("event %d: at position %s, but its moves lead to %s", n, got, want)
 		}
 	}
-	if n != g.LastEvent {
+	switch {
+	case n != g.LastEvent:
 		return int(n), fmt.Errorf("%d events, but its last event is %d", n, g.LastEvent)
+	case moves != g.Ply():
+		return int(n), fmt.Errorf("%d moves in its events, but the game is at ply %d", moves, g.Ply())
+	case pos.String() != g.Position.String():
+		return int(n), fmt.Errorf("its moves lead to %s, but it is at %s", pos.String(), g.Position.String())
 	}
 	return int(n), nil
 }
@@ -716,9 +741,9 @@ func checkRequests(b *bbolt.Bucket, g *games.Game) (int, error) {
 		switch {
 		case r.RequestID != string(k):
 			return fmt.Errorf("request %q: its record is of request %q", printable(k), printable([]byte(r.RequestID)))
-		case r.Ply < 1 || r.Ply > len(g.Moves) || r.Sequence < 1 || r.Sequence > g.LastEvent || r.Version > g.Version || r.LastEvent > g.LastEvent:
+		case r.Ply < 1 || r.Ply > g.Ply() || r.Sequence < 1 || r.Sequence > g.LastEvent || r.Version > g.Version || r.LastEvent > g.LastEvent:
 			return fmt.Errorf("request %q: ply %d, event %d, version %d, beyond the game's %d, %d, %d",
-				printable(k), r.Ply, r.Sequence, r.Version, len(g.Moves), g.LastEvent, g.Version)
+				printable(k), r.Ply, r.Sequence, r.Version, g.Ply(), g.LastEvent, g.Version)
 		}
 		return nil
 	})

@@ -1,0 +1,432 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/games"
+)
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// wantRefused opens dir and wants a *DamageError naming the file and
+// holding want, with the file unchanged.
+func wantRefused(t *testing.T, dir, want string) {
+	t.Helper()
+	path := filepath.Join(dir, FileName)
+	before := fileSum(t, path)
+	s, err := Open(dir)
+	if err == nil {
+		s.Close()
+		t.Fatalf("Open accepted the file; want a refusal with %q", want)
+	}
+	var de *DamageError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q (%T): want a *DamageError naming %s and %q", err, err, path, want)
+	}
+	if fileSum(t, path) != before {
+		t.Error("the refused file was changed")
+	}
+}
+
+// Issue 14: a 0-byte file is refused, not made a new empty store over.
+func TestEmptyFileIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, dir, "the file is empty (0 bytes)")
+	if _, err := Verify(filepath.Join(dir, FileName)); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("Verify of an empty file: %v", err)
+	}
+}
+
+// Issue 14: opening used to commit a write before anything was checked;
+// now a sound file of the current schema is opened without one.
+func TestOpenLeavesSoundFileUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := games.NewService(s, games.DefaultLimits)
+	g, tok, err := svc.Create(context.Background(), engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.MakeMove(context.Background(), games.MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	path := filepath.Join(dir, FileName)
+	before := fileSum(t, path)
+	for range 2 {
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := storedMoves(s, g.ID); err != nil || !slices.Equal(got, []string{"e2-d3"}) {
+			t.Fatalf("after reopening: moves %v, %v; want e2-d3", got, err)
+		}
+		s.Close()
+		if fileSum(t, path) != before {
+			t.Fatal("opening and closing a sound store changed its file")
+		}
+	}
+}
+
+// A new store is built beside the file and linked into place: no
+// temporary file is left, and the directory holds the one store file.
+func TestNewStoreLeavesOnlyItsFile(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{FileName}) {
+		t.Errorf("data directory holds %v, want only %s", names, FileName)
+	}
+	if sum, err := Verify(filepath.Join(dir, FileName)); err != nil || sum.Schema != string(schemaVersion) || sum.Games != 0 {
+		t.Errorf("Verify of a new store: %+v, %v", sum, err)
+	}
+}
+
+// Verify counts what was written (3 games: 1 created event each, plus one
+// per move and one per draw offer or ending; 2 request ids) and refuses,
+// rather than reads, a file a running store holds.
+func TestVerifySummaryAndInUse(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := games.NewService(s, games.DefaultLimits)
+	ctx := context.Background()
+	var ids []string
+	for range 3 {
+		g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+		if len(ids) == 1 {
+			for i, mv := range []struct{ tok, move string }{{tok.Red, "e2-d3"}, {tok.Black, "d7-e6"}} {
+				if _, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: mv.tok, Move: mv.move, RequestID: fmt.Sprint("r", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if len(ids) == 2 {
+			if _, err := svc.Resign(ctx, g.ID, tok.Black); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	path := filepath.Join(dir, FileName)
+	if _, err := Verify(path); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Verify of a file in use: %v, want ErrInUse naming the file", err)
+	}
+	if s2, err := Open(dir); err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		if err == nil {
+			s2.Close()
+		}
+		t.Errorf("second Open: %v, want locked", err)
+	}
+	s.Close()
+	sum, err := Verify(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Games != 3 || sum.Events != 3+2+1 || sum.Requests != 2 || sum.Schema != "damone-1" || sum.PageSize < 1024 || sum.Pages < 3 {
+		t.Errorf("summary %+v, want 3 games, 6 events, 2 requests, schema damone-1", sum)
+	}
+}
+
+// rewrite changes a closed store's file directly through bbolt.
+func rewrite(t *testing.T, dir string, fn func(tx *bbolt.Tx) error) {
+	t.Helper()
+	db, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A store with one game of one move, closed.
+func oneGameStore(t *testing.T) (dir string, id string) {
+	t.Helper()
+	dir = t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	svc := games.NewService(s, games.DefaultLimits)
+	g, tok, err := svc.Create(context.Background(), engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.MakeMove(context.Background(), games.MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3", RequestID: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, g.ID
+}
+
+// Records that decode but do not fit their key or their game are damage:
+// each case changes one thing in a sound file.
+func TestMismatchedRecordsAreRefused(t *testing.T) {
+	cases := []struct {
+		name, want string
+		change     func(tx *bbolt.Tx, id string) error
+	}{
+		{"unknown schema", `unknown schema "damone-99"`, func(tx *bbolt.Tx, _ string) error {
+			return tx.Bucket(bucketMeta).Put(keySchema, []byte("damone-99"))
+		}},
+		{"foreign bucket", `unknown top-level entry "other"`, func(tx *bbolt.Tx, _ string) error {
+			_, err := tx.CreateBucket([]byte("other"))
+			return err
+		}},
+		{"game under another key", "its record is of game", func(tx *bbolt.Tx, id string) error {
+			gb := tx.Bucket(bucketGames)
+			v := bytes.Clone(gb.Get([]byte(id)))
+			if err := gb.Delete([]byte(id)); err != nil {
+				return err
+			}
+			return gb.Put([]byte(id+"x"), v)
+		}},
+		{"missing event", "1 events, but its last event is 2", func(tx *bbolt.Tx, id string) error {
+			return tx.Bucket(bucketEvents).Bucket([]byte(id)).Delete(seqKey(2))
+		}},
+		{"event of another game", "its record is event 1 of game", func(tx *bbolt.Tx, id string) error {
+			eb := tx.Bucket(bucketEvents).Bucket([]byte(id))
+			v := bytes.Replace(eb.Get(seqKey(1)), []byte(id), []byte("someone-else"), 1)
+			return eb.Put(seqKey(1), v)
+		}},
+		{"event at another position", "at position R:RMh1", func(tx *bbolt.Tx, id string) error {
+			eb := tx.Bucket(bucketEvents).Bucket([]byte(id))
+			v := bytes.Replace(eb.Get(seqKey(2)), []byte(`"position":"B:`), []byte(`"position":"R:`), 1)
+			return eb.Put(seqKey(2), v)
+		}},
+		{"move not legal there", "move e2-f3 is not legal after the moves before it", func(tx *bbolt.Tx, id string) error {
+			eb := tx.Bucket(bucketEvents).Bucket([]byte(id))
+			v := bytes.ReplaceAll(eb.Get(seqKey(2)), []byte(`"notation":"e2-d3"`), []byte(`"notation":"e2-f3"`))
+			v = bytes.ReplaceAll(v, []byte(`"landings":["d3"]`), []byte(`"landings":["f3"]`))
+			return eb.Put(seqKey(2), v)
+		}},
+		{"events of no game", "which is not in the games bucket", func(tx *bbolt.Tx, _ string) error {
+			_, err := tx.Bucket(bucketEvents).CreateBucket([]byte("nobody"))
+			return err
+		}},
+		{"request under another key", "its record is of request", func(tx *bbolt.Tx, id string) error {
+			rb := tx.Bucket(bucketRequests).Bucket([]byte(id))
+			var k, v []byte
+			rb.ForEach(func(kk, vv []byte) error { k, v = bytes.Clone(kk), bytes.Clone(vv); return nil })
+			if err := rb.Delete(k); err != nil {
+				return err
+			}
+			return rb.Put([]byte("red/other"), v)
+		}},
+		{"invalid UTF-8 in a record", "not valid UTF-8", func(tx *bbolt.Tx, id string) error {
+			gb := tx.Bucket(bucketGames)
+			v := bytes.Replace(gb.Get([]byte(id)), []byte(`"initial":"R`), []byte("\"initial\":\"\xff"), 1)
+			return gb.Put([]byte(id), v)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, id := oneGameStore(t)
+			rewrite(t, dir, func(tx *bbolt.Tx) error { return c.change(tx, id) })
+			wantRefused(t, dir, c.want)
+		})
+	}
+}
+
+// Verify never reads through a lock a writer holds, and a damaged meta
+// page is refused even though bbolt would fall back to the other one (an
+// older transaction: acknowledged moves would be lost).
+func TestDamagedMetaPageIsRefused(t *testing.T) {
+	for _, page := range []int{0, 1} {
+		t.Run(fmt.Sprint("meta page ", page), func(t *testing.T) {
+			dir, _ := oneGameStore(t)
+			path := filepath.Join(dir, FileName)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := Verify(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[page*sum.PageSize+16+48] ^= 0x01 // the meta's transaction id: the checksum no longer matches
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			wantRefused(t, dir, fmt.Sprintf("meta page %d: bad checksum", page))
+		})
+	}
+}
+
+// slowWriter takes its time over every write, as a slow client would.
+type slowWriter struct {
+	w     io.Writer
+	pause time.Duration
+}
+
+func (s slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(s.pause)
+	return s.w.Write(p)
+}
+
+// A hot backup is a sound store file holding every move acknowledged
+// before it began, and moves go on being acknowledged while it is taken.
+func TestBackupWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	svc := games.NewService(s, games.DefaultLimits)
+	ctx := context.Background()
+
+	type played struct {
+		id    string
+		moves []string
+	}
+	var mu sync.Mutex
+	acked := map[string][]string{}
+	var during atomic.Int64 // moves acknowledged while the backup runs
+	var backingUp atomic.Bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				acked[g.ID] = []string{}
+				mu.Unlock()
+				for ply := 0; ply < 30 && !g.Over(); ply++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					legal := g.Position.LegalMoves()
+					mv := legal[(w+n+ply)%len(legal)].String()
+					token := tok.Red
+					if g.Position.SideToMove() != g.Initial.SideToMove() {
+						token = tok.Black
+					}
+					res, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: token, Move: mv})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					g = res.Game
+					mu.Lock()
+					acked[g.ID] = append(acked[g.ID], mv)
+					mu.Unlock()
+					if backingUp.Load() {
+						during.Add(1)
+					}
+				}
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	var before []played
+	for id, moves := range acked {
+		before = append(before, played{id, slices.Clone(moves)})
+	}
+	backingUp.Store(true)
+	mu.Unlock()
+	var buf bytes.Buffer
+	var announced int64
+	n, err := s.Backup(ctx, slowWriter{&buf, 20 * time.Millisecond}, func(size int64) { announced = size })
+	backingUp.Store(false)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != announced || int64(buf.Len()) != n {
+		t.Fatalf("backup wrote %d bytes, announced %d, buffer %d", n, announced, buf.Len())
+	}
+	if during.Load() == 0 {
+		t.Error("no move was acknowledged while the backup ran: writers waited for it")
+	}
+	restored := t.TempDir()
+	if err := os.WriteFile(filepath.Join(restored, FileName), buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(filepath.Join(restored, FileName)); err != nil {
+		t.Fatalf("the backup is not sound: %v", err)
+	}
+	r, err := Open(restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, p := range before {
+		got, err := storedMoves(r, p.id)
+		if err != nil {
+			t.Fatalf("game %s, acknowledged before the backup: %v", p.id, err)
+		}
+		if len(got) < len(p.moves) || !slices.Equal(got[:len(p.moves)], p.moves) {
+			t.Fatalf("game %s in the backup: moves %v, want %v acknowledged before it began", p.id, got, p.moves)
+		}
+	}
+	t.Logf("backup of %d bytes: %d games acknowledged before it, %d moves acknowledged during it", n, len(before), during.Load())
+}
+
+// storedMoves reads a game's moves from its event log.
+func storedMoves(s *Store, id string) ([]string, error) {
+	evs, err := s.Events(context.Background(), id, 0, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	moves := []string{}
+	for _, e := range evs {
+		if e.Kind == games.EventMovePlayed {
+			moves = append(moves, e.Move.Move.String())
+		}
+	}
+	return moves, nil
+}
