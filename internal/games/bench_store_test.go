@@ -1,6 +1,7 @@
 package games_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/damone-rules/damone/internal/games"
@@ -13,4 +14,12 @@ func BenchmarkMakeMove(b *testing.B) {
 
 func BenchmarkCreateGame(b *testing.B) {
 	storetest.BenchCreateGame(b, func(*testing.B) games.Store { return games.NewMemoryStore() }, func(games.Store, bool) {})
+}
+
+func BenchmarkConcurrentMoves(b *testing.B) {
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) {
+			storetest.BenchConcurrentMoves(b, games.NewMemoryStore(), n)
+		})
+	}
 }

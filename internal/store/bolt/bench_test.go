@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/damone-rules/damone/internal/games"
@@ -28,4 +29,17 @@ func BenchmarkCreateGame(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		return s
 	}, func(s games.Store, fast bool) { s.(*Store).db.NoSync = fast })
+}
+
+func BenchmarkConcurrentMoves(b *testing.B) {
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) {
+			s, err := Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			storetest.BenchConcurrentMoves(b, s, n)
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -32,9 +33,15 @@ var (
 	schemaVersion  = []byte("damone-1")
 )
 
-// Store is a games.Store in a bbolt file.
+// Store is a games.Store in a bbolt file. Its writes go through one
+// committer (commit.go) that lets concurrent writers share a transaction
+// and its fsync.
 type Store struct {
-	db *bbolt.DB
+	db     *bbolt.DB
+	games  atomic.Int64 // games held: Count without walking the file
+	writes chan *write
+	quit   chan struct{}
+	done   chan struct{}
 }
 
 var _ games.Store = (*Store)(nil)
@@ -81,7 +88,7 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("embedded store: %s: %w (left as it is)", path, err)
 	}
-	return &Store{db: db}, nil
+	return start(db)
 }
 
 // errNothingWritten rolls back prepare's transaction when it changed
@@ -166,8 +173,12 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the committer, failing writes that were waiting for it,
+// and closes the file.
+func (s *Store) Close() error {
+	s.stop()
+	return s.db.Close()
+}
 
 // Ping reports whether the file is usable.
 func (s *Store) Ping(context.Context) error {
@@ -185,32 +196,46 @@ func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) e
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bbolt.Tx) error {
+	evs, err := encodeEvents(events)
+	if err != nil {
+		return err
+	}
+	// Every check comes before the first write (see write).
+	return s.write(true, func(tx *bbolt.Tx) error {
 		gb := tx.Bucket(bucketGames)
 		if gb.Get([]byte(g.ID)) != nil {
+			return games.ErrConflict
+		}
+		if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && eb.Stats().KeyN > 0 {
 			return games.ErrConflict
 		}
 		if err := gb.Put([]byte(g.ID), data); err != nil {
 			return err
 		}
-		return putEvents(tx, g.ID, events)
+		return putEvents(tx, g.ID, events, evs)
 	})
 }
 
-func putEvents(tx *bbolt.Tx, id string, events []games.Event) error {
+func encodeEvents(events []games.Event) ([][]byte, error) {
+	out := make([][]byte, len(events))
+	for i := range events {
+		var err error
+		if out[i], err = games.EncodeEvent(&events[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// putEvents writes events whose sequence numbers the caller checked are
+// free (they follow the game's last event).
+func putEvents(tx *bbolt.Tx, id string, events []games.Event, data [][]byte) error {
 	eb, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(id))
 	if err != nil {
 		return err
 	}
 	for i := range events {
-		data, err := games.EncodeEvent(&events[i])
-		if err != nil {
-			return err
-		}
-		if eb.Get(seqKey(events[i].Sequence)) != nil {
-			return games.ErrConflict
-		}
-		if err := eb.Put(seqKey(events[i].Sequence), data); err != nil {
+		if err := eb.Put(seqKey(events[i].Sequence), data[i]); err != nil {
 			return err
 		}
 	}
@@ -262,7 +287,18 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bbolt.Tx) error {
+	evs, err := encodeEvents(events)
+	if err != nil {
+		return err
+	}
+	var rdata []byte
+	if req != nil {
+		if rdata, err = games.EncodeRequest(req); err != nil {
+			return err
+		}
+	}
+	// Every check comes before the first write (see write).
+	return s.write(false, func(tx *bbolt.Tx) error {
 		gb := tx.Bucket(bucketGames)
 		cur := gb.Get([]byte(g.ID))
 		if cur == nil {
@@ -275,15 +311,16 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 		if stored.Version != g.Version-1 {
 			return games.ErrConflict
 		}
-		if req != nil {
-			rb, err := tx.Bucket(bucketRequests).CreateBucketIfNotExists([]byte(g.ID))
-			if err != nil {
-				return err
+		for i := range events {
+			if events[i].Sequence != stored.LastEvent+int64(i)+1 {
+				return games.ErrConflict
 			}
-			if rb.Get([]byte(req.RequestID)) != nil {
+		}
+		if req != nil {
+			if rb := tx.Bucket(bucketRequests).Bucket([]byte(g.ID)); rb != nil && rb.Get([]byte(req.RequestID)) != nil {
 				return games.ErrDuplicateRequest
 			}
-			rdata, err := games.EncodeRequest(req)
+			rb, err := tx.Bucket(bucketRequests).CreateBucketIfNotExists([]byte(g.ID))
 			if err != nil {
 				return err
 			}
@@ -294,7 +331,7 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 		if err := gb.Put([]byte(g.ID), data); err != nil {
 			return err
 		}
-		return putEvents(tx, g.ID, events)
+		return putEvents(tx, g.ID, events, evs)
 	})
 }
 
@@ -339,11 +376,8 @@ func (s *Store) Request(_ context.Context, id, requestID string) (games.RequestR
 	return r, err
 }
 
+// Count returns the number of games, counted once at open and kept since:
+// it costs the same however many games the file holds.
 func (s *Store) Count(context.Context) (int, error) {
-	var n int
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		n = tx.Bucket(bucketGames).Stats().KeyN
-		return nil
-	})
-	return n, err
+	return int(s.games.Load()), nil
 }

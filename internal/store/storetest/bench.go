@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -84,4 +85,49 @@ func BenchCreateGame(b *testing.B, newStore func(b *testing.B) games.Store, prep
 			}
 		})
 	}
+}
+
+// BenchConcurrentMoves measures games.Service.MakeMove on store with
+// games played at once, each by its own goroutine (b.N moves in all), and
+// reports moves/s: with 64 games a durable store should keep most of the
+// memory store's rate (issue 14: the embedded store at least 60 %).
+func BenchConcurrentMoves(b *testing.B, store games.Store, concurrent int) {
+	ctx := context.Background()
+	svc := games.NewService(store, games.Limits{})
+	type player struct {
+		id   string
+		tok  games.Tokens
+		next int
+	}
+	players := make([]*player, concurrent)
+	for i := range players {
+		g, tok, err := svc.Create(ctx, shuffleVariant(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		players[i] = &player{id: g.ID, tok: tok}
+	}
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for i, p := range players {
+		n := b.N / concurrent
+		if i < b.N%concurrent {
+			n++
+		}
+		wg.Go(func() {
+			for range n {
+				token := p.tok.Red
+				if p.next%2 == 1 {
+					token = p.tok.Black
+				}
+				if _, err := svc.MakeMove(ctx, games.MoveRequest{GameID: p.id, Token: token, Move: shuffle[p.next%4]}); err != nil {
+					b.Error(err)
+					return
+				}
+				p.next++
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "moves/s")
 }
