@@ -600,6 +600,15 @@ func confMain(t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	ambiguous := g.create(ambiguousStart, nil)
+	// A game at the server's length limit (--max-game-plies 6).
+	capped := g.create("", nil)
+	for i, mv := range []string{"e2-d3", "a4-b3", "d3-c4", "b5xd3", "d1-c2", "d3xb1"} {
+		tok := capped.GetRedToken()
+		if i%2 == 1 {
+			tok = capped.GetBlackToken()
+		}
+		g.move(capped, tok, mv, "")
+	}
 	name := fresh.GetGame().GetName()
 	red, black := bearer(fresh.GetRedToken()), bearer(fresh.GetBlackToken())
 	with := func(c call, f func(*call)) func(*testing.T) call {
@@ -674,6 +683,15 @@ func confMain(t *testing.T, s *suite) {
 			want: wantError{code: codes.FailedPrecondition, reason: "NOT_YOUR_TURN", metadata: map[string]string{"side": "SIDE_BLACK", "side_to_move": "SIDE_RED"}}},
 		{name: "MakeMove: the opponent's piece", mk: moveReq(fresh, red, "a4-b3"),
 			want: wantError{code: codes.FailedPrecondition, reason: "ILLEGAL_MOVE", metadata: map[string]string{"move": "a4-b3", "legal_moves": opening, "cause": "OPPONENT_PIECE"}}},
+		{name: "MakeMove: at max-game-plies", mk: moveReq(capped, bearer(capped.GetRedToken()), "h1-g2"),
+			want: limitErr("game_plies", "6")},
+		{name: "MakeMove: unknown view", mk: fixedCall(call{method: rpcMakeMove, auth: red,
+			req: &damonev1.MakeMoveRequest{Name: name, Move: "e2-d3", View: damonev1.GameView(7)}}),
+			want: invalid("view")},
+		{name: "GetGame: unknown view", mk: fixedCall(call{method: rpcGetGame, req: &damonev1.GetGameRequest{Name: name, View: damonev1.GameView(7)}}),
+			want: invalid("view")},
+		{name: "ListGames: unknown view", mk: fixedCall(call{method: rpcListGames, req: &damonev1.ListGamesRequest{View: damonev1.GameView(7)}}),
+			want: invalid("view")},
 		{name: "MakeMove: ambiguous", mk: moveReq(ambiguous, bearer(ambiguous.GetRedToken()), "d1xf7"),
 			want: wantError{code: codes.FailedPrecondition, reason: "AMBIGUOUS_MOVE", metadata: map[string]string{"move": "d1xf7", "matching_moves": "d1xb3xd5xf7,d1xf3xd5xf7"}}},
 		{name: "Resign: game over", mk: fixedCall(gameCall(rpcResign, won.GetGame().GetName(), bearer(won.GetBlackToken()))), want: gameOver},

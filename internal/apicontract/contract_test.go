@@ -456,8 +456,8 @@ func TestEnumZeroValues(t *testing.T) {
 			n++
 		}
 	}
-	if n != 8 {
-		t.Errorf("found %d enums, want 8 (Side, Rank, Setup, WinCondition, OutcomeResult, OutcomeReason, GameStatus, ErrorReason): update this test", n)
+	if n != 9 {
+		t.Errorf("found %d enums, want 9 (Side, Rank, Setup, WinCondition, OutcomeResult, OutcomeReason, GameStatus, GameView, ErrorReason): update this test", n)
 	}
 }
 

@@ -57,9 +57,36 @@ func (s *GameServer) GetGame(ctx context.Context, req *damonev1.GetGameRequest) 
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	full, err := fullView(req.GetView())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	g, err := s.games.Get(ctx, id)
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
+	}
+	return s.gameView(ctx, g, full)
+}
+
+// fullView reads a request's view (game.proto, GameView): the full view
+// unless the basic one is asked for.
+func fullView(v damonev1.GameView) (bool, error) {
+	switch v {
+	case damonev1.GameView_GAME_VIEW_UNSPECIFIED, damonev1.GameView_GAME_VIEW_FULL:
+		return true, nil
+	case damonev1.GameView_GAME_VIEW_BASIC:
+		return false, nil
+	}
+	return false, badField("view", "must be GAME_VIEW_BASIC or GAME_VIEW_FULL (unset means full), got %v", v)
+}
+
+// gameView converts g for a response, with its moves (read from the
+// game's event log) in the full view.
+func (s *GameServer) gameView(ctx context.Context, g *games.Game, full bool) (*damonev1.Game, error) {
+	if full {
+		if err := s.games.WithMoves(ctx, g); err != nil {
+			return nil, toStatus(err)
+		}
 	}
 	return gameToProto(g), nil
 }
@@ -73,6 +100,10 @@ func (s *GameServer) ListGames(ctx context.Context, req *damonev1.ListGamesReque
 		size = defaultPageSize
 	case size > maxPageSize:
 		size = maxPageSize
+	}
+	full, err := fullView(req.GetView())
+	if err != nil {
+		return nil, toStatus(err)
 	}
 	q := games.ListQuery{Limit: size}
 	switch req.GetStatus() {
@@ -97,7 +128,9 @@ func (s *GameServer) ListGames(ctx context.Context, req *damonev1.ListGamesReque
 	}
 	out := &damonev1.ListGamesResponse{Games: make([]*damonev1.Game, len(gs))}
 	for i, g := range gs {
-		out.Games[i] = gameToProto(g)
+		if out.Games[i], err = s.gameView(ctx, g, full); err != nil {
+			return nil, err
+		}
 	}
 	if more && len(gs) > 0 {
 		out.NextPageToken = encodePageToken(gs[len(gs)-1].ID, q.Status)
@@ -133,6 +166,10 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 	if req.GetMove() == "" {
 		return nil, toStatus(badField("move", "is required, e.g. e2-d3 or f3xd5xb7"))
 	}
+	full, err := fullView(req.GetView())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	mr := games.MoveRequest{GameID: id, Token: token, Move: req.GetMove(), RequestID: req.GetRequestId()}
 	switch p := req.GetPrecondition().(type) {
 	case *damonev1.MakeMoveRequest_Etag:
@@ -151,7 +188,11 @@ func (s *GameServer) MakeMove(ctx context.Context, req *damonev1.MakeMoveRequest
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
-	return &damonev1.MakeMoveResponse{Move: playedToProto(res.Move), Game: gameToProto(res.Game), EventSequence: res.Sequence}, nil
+	game, err := s.gameView(ctx, res.Game, full)
+	if err != nil {
+		return nil, err
+	}
+	return &damonev1.MakeMoveResponse{Move: playedToProto(res.Move), Game: game, EventSequence: res.Sequence}, nil
 }
 
 func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*damonev1.ResignResponse, error) {
@@ -163,7 +204,11 @@ func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
-	return &damonev1.ResignResponse{Game: gameToProto(g)}, nil
+	game, err := s.gameView(ctx, g, true)
+	if err != nil {
+		return nil, err
+	}
+	return &damonev1.ResignResponse{Game: game}, nil
 }
 
 func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawRequest) (*damonev1.OfferDrawResponse, error) {
@@ -175,7 +220,11 @@ func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawReque
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
-	return &damonev1.OfferDrawResponse{Game: gameToProto(g)}, nil
+	game, err := s.gameView(ctx, g, true)
+	if err != nil {
+		return nil, err
+	}
+	return &damonev1.OfferDrawResponse{Game: game}, nil
 }
 
 func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDrawOfferRequest) (*damonev1.AnswerDrawOfferResponse, error) {
@@ -187,7 +236,11 @@ func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDr
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
-	return &damonev1.AnswerDrawOfferResponse{Game: gameToProto(g)}, nil
+	game, err := s.gameView(ctx, g, true)
+	if err != nil {
+		return nil, err
+	}
+	return &damonev1.AnswerDrawOfferResponse{Game: game}, nil
 }
 
 func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.ServerStreamingServer[damonev1.GameEvent]) error {
@@ -217,6 +270,9 @@ func (s *GameServer) ExportPdn(ctx context.Context, req *damonev1.ExportPdnReque
 	g, err := s.games.Get(ctx, id)
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
+	}
+	if err := s.games.WithMoves(ctx, g); err != nil {
+		return nil, toStatus(err)
 	}
 	text, err := gamePDN(g)
 	if err != nil {

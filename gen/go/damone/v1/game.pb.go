@@ -79,8 +79,66 @@ func (GameStatus) EnumDescriptor() ([]byte, []int) {
 	return file_damone_v1_game_proto_rawDescGZIP(), []int{0}
 }
 
-// A game played through GameService: its settings, its full move list and
-// its current state.
+// How much of a game a read returns (AIP-157): GetGameRequest.view,
+// ListGamesRequest.view and MakeMoveRequest.view. A game's move list grows
+// with every ply (a 10,000-ply game is about 210 KB of moves); every other
+// field stays small, so a client that follows a game by its events, or
+// lists games, asks for the basic view.
+type GameView int32
+
+const (
+	// Not set: the full view, as before views existed.
+	GameView_GAME_VIEW_UNSPECIFIED GameView = 0
+	// Every field but `moves`, which is empty; `ply` still counts the moves.
+	// Its cost does not grow with the game's length.
+	GameView_GAME_VIEW_BASIC GameView = 1
+	// Every field, `moves` included.
+	GameView_GAME_VIEW_FULL GameView = 2
+)
+
+// Enum value maps for GameView.
+var (
+	GameView_name = map[int32]string{
+		0: "GAME_VIEW_UNSPECIFIED",
+		1: "GAME_VIEW_BASIC",
+		2: "GAME_VIEW_FULL",
+	}
+	GameView_value = map[string]int32{
+		"GAME_VIEW_UNSPECIFIED": 0,
+		"GAME_VIEW_BASIC":       1,
+		"GAME_VIEW_FULL":        2,
+	}
+)
+
+func (x GameView) Enum() *GameView {
+	p := new(GameView)
+	*p = x
+	return p
+}
+
+func (x GameView) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (GameView) Descriptor() protoreflect.EnumDescriptor {
+	return file_damone_v1_game_proto_enumTypes[1].Descriptor()
+}
+
+func (GameView) Type() protoreflect.EnumType {
+	return &file_damone_v1_game_proto_enumTypes[1]
+}
+
+func (x GameView) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use GameView.Descriptor instead.
+func (GameView) EnumDescriptor() ([]byte, []int) {
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{1}
+}
+
+// A game played through GameService: its settings, its move list and its
+// current state.
 //
 // Resource name: `games/{game}`, where `{game}` is an ID the service assigns
 // (1 to 63 characters from `a-z`, `0-9` and `-`), e.g. `games/k3v9q2m7x1`.
@@ -98,7 +156,8 @@ type Game struct {
 	// The current position (both forms): the initial position with every move
 	// in `moves` played.
 	Position *Position `protobuf:"bytes,4,opt,name=position,proto3" json:"position,omitempty"`
-	// Every move played so far, in order; `moves[i]` is ply `i + 1`.
+	// Every move played so far, in order; `moves[i]` is ply `i + 1`. Empty in
+	// the basic view (GameView).
 	Moves []*Move `protobuf:"bytes,5,rep,name=moves,proto3" json:"moves,omitempty"`
 	// Whether the game is in progress or finished.
 	Status GameStatus `protobuf:"varint,6,opt,name=status,proto3,enum=damone.v1.GameStatus" json:"status,omitempty"`
@@ -106,7 +165,7 @@ type Game struct {
 	// GAME_STATUS_FINISHED.
 	Outcome *Outcome `protobuf:"bytes,7,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	// The number of plies (single moves by either side) played so far; equal
-	// to the length of `moves`. 0 for a new game.
+	// to the length of `moves` in the full view. 0 for a new game.
 	Ply int32 `protobuf:"varint,8,opt,name=ply,proto3" json:"ply,omitempty"`
 	// The side that has offered a draw which the other side has not yet
 	// answered, or SIDE_UNSPECIFIED (omitted in JSON) if there is no pending
@@ -868,7 +927,11 @@ const file_damone_v1_game_proto_rawDesc = "" +
 	"GameStatus\x12\x1b\n" +
 	"\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17GAME_STATUS_IN_PROGRESS\x10\x01\x12\x18\n" +
-	"\x14GAME_STATUS_FINISHED\x10\x02B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\x14GAME_STATUS_FINISHED\x10\x02*N\n" +
+	"\bGameView\x12\x19\n" +
+	"\x15GAME_VIEW_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fGAME_VIEW_BASIC\x10\x01\x12\x12\n" +
+	"\x0eGAME_VIEW_FULL\x10\x02B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_game_proto_rawDescOnce sync.Once
@@ -882,51 +945,52 @@ func file_damone_v1_game_proto_rawDescGZIP() []byte {
 	return file_damone_v1_game_proto_rawDescData
 }
 
-var file_damone_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_damone_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_damone_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_damone_v1_game_proto_goTypes = []any{
 	(GameStatus)(0),                // 0: damone.v1.GameStatus
-	(*Game)(nil),                   // 1: damone.v1.Game
-	(*EngineOpponent)(nil),         // 2: damone.v1.EngineOpponent
-	(*GameEvent)(nil),              // 3: damone.v1.GameEvent
-	(*GameEvent_GameCreated)(nil),  // 4: damone.v1.GameEvent.GameCreated
-	(*GameEvent_MovePlayed)(nil),   // 5: damone.v1.GameEvent.MovePlayed
-	(*GameEvent_DrawOffered)(nil),  // 6: damone.v1.GameEvent.DrawOffered
-	(*GameEvent_DrawDeclined)(nil), // 7: damone.v1.GameEvent.DrawDeclined
-	(*GameEvent_GameEnded)(nil),    // 8: damone.v1.GameEvent.GameEnded
-	(*Variant)(nil),                // 9: damone.v1.Variant
-	(*Position)(nil),               // 10: damone.v1.Position
-	(*Move)(nil),                   // 11: damone.v1.Move
-	(*Outcome)(nil),                // 12: damone.v1.Outcome
-	(Side)(0),                      // 13: damone.v1.Side
-	(*timestamppb.Timestamp)(nil),  // 14: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),    // 15: google.protobuf.Duration
+	(GameView)(0),                  // 1: damone.v1.GameView
+	(*Game)(nil),                   // 2: damone.v1.Game
+	(*EngineOpponent)(nil),         // 3: damone.v1.EngineOpponent
+	(*GameEvent)(nil),              // 4: damone.v1.GameEvent
+	(*GameEvent_GameCreated)(nil),  // 5: damone.v1.GameEvent.GameCreated
+	(*GameEvent_MovePlayed)(nil),   // 6: damone.v1.GameEvent.MovePlayed
+	(*GameEvent_DrawOffered)(nil),  // 7: damone.v1.GameEvent.DrawOffered
+	(*GameEvent_DrawDeclined)(nil), // 8: damone.v1.GameEvent.DrawDeclined
+	(*GameEvent_GameEnded)(nil),    // 9: damone.v1.GameEvent.GameEnded
+	(*Variant)(nil),                // 10: damone.v1.Variant
+	(*Position)(nil),               // 11: damone.v1.Position
+	(*Move)(nil),                   // 12: damone.v1.Move
+	(*Outcome)(nil),                // 13: damone.v1.Outcome
+	(Side)(0),                      // 14: damone.v1.Side
+	(*timestamppb.Timestamp)(nil),  // 15: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),    // 16: google.protobuf.Duration
 }
 var file_damone_v1_game_proto_depIdxs = []int32{
-	9,  // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
-	10, // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
-	10, // 2: damone.v1.Game.position:type_name -> damone.v1.Position
-	11, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
+	10, // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
+	11, // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
+	11, // 2: damone.v1.Game.position:type_name -> damone.v1.Position
+	12, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
 	0,  // 4: damone.v1.Game.status:type_name -> damone.v1.GameStatus
-	12, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
-	13, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
-	14, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
-	14, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
-	2,  // 9: damone.v1.Game.engine_opponent:type_name -> damone.v1.EngineOpponent
-	13, // 10: damone.v1.EngineOpponent.side:type_name -> damone.v1.Side
-	15, // 11: damone.v1.EngineOpponent.move_time:type_name -> google.protobuf.Duration
-	14, // 12: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
-	10, // 13: damone.v1.GameEvent.position:type_name -> damone.v1.Position
-	4,  // 14: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
-	5,  // 15: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
-	6,  // 16: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
-	7,  // 17: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
-	8,  // 18: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
-	9,  // 19: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
-	11, // 20: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
-	13, // 21: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
-	13, // 22: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
-	12, // 23: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
+	13, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
+	14, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
+	15, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
+	15, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
+	3,  // 9: damone.v1.Game.engine_opponent:type_name -> damone.v1.EngineOpponent
+	14, // 10: damone.v1.EngineOpponent.side:type_name -> damone.v1.Side
+	16, // 11: damone.v1.EngineOpponent.move_time:type_name -> google.protobuf.Duration
+	15, // 12: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
+	11, // 13: damone.v1.GameEvent.position:type_name -> damone.v1.Position
+	5,  // 14: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
+	6,  // 15: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
+	7,  // 16: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
+	8,  // 17: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
+	9,  // 18: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
+	10, // 19: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
+	12, // 20: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
+	14, // 21: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
+	14, // 22: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
+	13, // 23: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
 	24, // [24:24] is the sub-list for method output_type
 	24, // [24:24] is the sub-list for method input_type
 	24, // [24:24] is the sub-list for extension type_name
@@ -958,7 +1022,7 @@ func file_damone_v1_game_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_game_proto_rawDesc), len(file_damone_v1_game_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,

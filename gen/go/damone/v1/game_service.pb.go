@@ -150,7 +150,10 @@ func (x *CreateGameResponse) GetBlackToken() string {
 type GetGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The game's resource name, e.g. `games/k3v9q2m7x1`. Required.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// How much of the game to return; unset means GAME_VIEW_FULL. REST:
+	// `?view=GAME_VIEW_BASIC`.
+	View          GameView `protobuf:"varint,2,opt,name=view,proto3,enum=damone.v1.GameView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -192,6 +195,13 @@ func (x *GetGameRequest) GetName() string {
 	return ""
 }
 
+func (x *GetGameRequest) GetView() GameView {
+	if x != nil {
+		return x.View
+	}
+	return GameView_GAME_VIEW_UNSPECIFIED
+}
+
 // The request of GameService.ListGames.
 type ListGamesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -205,7 +215,11 @@ type ListGamesRequest struct {
 	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	// If set, only games with this status are listed; GAME_STATUS_UNSPECIFIED
 	// (the default) lists every game.
-	Status        GameStatus `protobuf:"varint,3,opt,name=status,proto3,enum=damone.v1.GameStatus" json:"status,omitempty"`
+	Status GameStatus `protobuf:"varint,3,opt,name=status,proto3,enum=damone.v1.GameStatus" json:"status,omitempty"`
+	// How much of each game to return; unset means GAME_VIEW_FULL. Not part
+	// of what a page token must agree with: pages of one listing may use
+	// different views.
+	View          GameView `protobuf:"varint,4,opt,name=view,proto3,enum=damone.v1.GameView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -259,6 +273,13 @@ func (x *ListGamesRequest) GetStatus() GameStatus {
 		return x.Status
 	}
 	return GameStatus_GAME_STATUS_UNSPECIFIED
+}
+
+func (x *ListGamesRequest) GetView() GameView {
+	if x != nil {
+		return x.View
+	}
+	return GameView_GAME_VIEW_UNSPECIFIED
 }
 
 // The response of GameService.ListGames.
@@ -352,7 +373,11 @@ type MakeMoveRequest struct {
 	// service remembers IDs and their responses for the life of the game,
 	// across restarts. Reusing an ID with a different move is
 	// INVALID_ARGUMENT.
-	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// How much of the game the response returns; unset means GAME_VIEW_FULL.
+	// A client playing a long game asks for GAME_VIEW_BASIC: the move's work
+	// and its response then stay the same size at any ply.
+	View          GameView `protobuf:"varint,6,opt,name=view,proto3,enum=damone.v1.GameView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -431,6 +456,13 @@ func (x *MakeMoveRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *MakeMoveRequest) GetView() GameView {
+	if x != nil {
+		return x.View
+	}
+	return GameView_GAME_VIEW_UNSPECIFIED
 }
 
 type isMakeMoveRequest_Precondition interface {
@@ -970,24 +1002,27 @@ const file_damone_v1_game_service_proto_rawDesc = "" +
 	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\x12\x1b\n" +
 	"\tred_token\x18\x02 \x01(\tR\bredToken\x12\x1f\n" +
 	"\vblack_token\x18\x03 \x01(\tR\n" +
-	"blackToken\"$\n" +
+	"blackToken\"M\n" +
 	"\x0eGetGameRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"}\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
+	"\x04view\x18\x02 \x01(\x0e2\x13.damone.v1.GameViewR\x04view\"\xa6\x01\n" +
 	"\x10ListGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\x12-\n" +
-	"\x06status\x18\x03 \x01(\x0e2\x15.damone.v1.GameStatusR\x06status\"b\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x15.damone.v1.GameStatusR\x06status\x12'\n" +
+	"\x04view\x18\x04 \x01(\x0e2\x13.damone.v1.GameViewR\x04view\"b\n" +
 	"\x11ListGamesResponse\x12%\n" +
 	"\x05games\x18\x01 \x03(\v2\x0f.damone.v1.GameR\x05games\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa3\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x01\n" +
 	"\x0fMakeMoveRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04move\x18\x02 \x01(\tR\x04move\x12\x14\n" +
 	"\x04etag\x18\x03 \x01(\tH\x00R\x04etag\x12#\n" +
 	"\fexpected_ply\x18\x04 \x01(\x05H\x00R\vexpectedPly\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x05 \x01(\tR\trequestIdB\x0e\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\x12'\n" +
+	"\x04view\x18\x06 \x01(\x0e2\x13.damone.v1.GameViewR\x04viewB\x0e\n" +
 	"\fprecondition\"\x83\x01\n" +
 	"\x10MakeMoveResponse\x12#\n" +
 	"\x04move\x18\x01 \x01(\v2\x0f.damone.v1.MoveR\x04move\x12#\n" +
@@ -1056,43 +1091,47 @@ var file_damone_v1_game_service_proto_goTypes = []any{
 	(*ExportPdnRequest)(nil),        // 14: damone.v1.ExportPdnRequest
 	(*ExportPdnResponse)(nil),       // 15: damone.v1.ExportPdnResponse
 	(*Game)(nil),                    // 16: damone.v1.Game
-	(GameStatus)(0),                 // 17: damone.v1.GameStatus
-	(*Move)(nil),                    // 18: damone.v1.Move
-	(*GameEvent)(nil),               // 19: damone.v1.GameEvent
+	(GameView)(0),                   // 17: damone.v1.GameView
+	(GameStatus)(0),                 // 18: damone.v1.GameStatus
+	(*Move)(nil),                    // 19: damone.v1.Move
+	(*GameEvent)(nil),               // 20: damone.v1.GameEvent
 }
 var file_damone_v1_game_service_proto_depIdxs = []int32{
 	16, // 0: damone.v1.CreateGameRequest.game:type_name -> damone.v1.Game
 	16, // 1: damone.v1.CreateGameResponse.game:type_name -> damone.v1.Game
-	17, // 2: damone.v1.ListGamesRequest.status:type_name -> damone.v1.GameStatus
-	16, // 3: damone.v1.ListGamesResponse.games:type_name -> damone.v1.Game
-	18, // 4: damone.v1.MakeMoveResponse.move:type_name -> damone.v1.Move
-	16, // 5: damone.v1.MakeMoveResponse.game:type_name -> damone.v1.Game
-	16, // 6: damone.v1.ResignResponse.game:type_name -> damone.v1.Game
-	16, // 7: damone.v1.OfferDrawResponse.game:type_name -> damone.v1.Game
-	16, // 8: damone.v1.AnswerDrawOfferResponse.game:type_name -> damone.v1.Game
-	0,  // 9: damone.v1.GameService.CreateGame:input_type -> damone.v1.CreateGameRequest
-	2,  // 10: damone.v1.GameService.GetGame:input_type -> damone.v1.GetGameRequest
-	3,  // 11: damone.v1.GameService.ListGames:input_type -> damone.v1.ListGamesRequest
-	5,  // 12: damone.v1.GameService.MakeMove:input_type -> damone.v1.MakeMoveRequest
-	7,  // 13: damone.v1.GameService.Resign:input_type -> damone.v1.ResignRequest
-	9,  // 14: damone.v1.GameService.OfferDraw:input_type -> damone.v1.OfferDrawRequest
-	11, // 15: damone.v1.GameService.AnswerDrawOffer:input_type -> damone.v1.AnswerDrawOfferRequest
-	13, // 16: damone.v1.GameService.WatchGame:input_type -> damone.v1.WatchGameRequest
-	14, // 17: damone.v1.GameService.ExportPdn:input_type -> damone.v1.ExportPdnRequest
-	1,  // 18: damone.v1.GameService.CreateGame:output_type -> damone.v1.CreateGameResponse
-	16, // 19: damone.v1.GameService.GetGame:output_type -> damone.v1.Game
-	4,  // 20: damone.v1.GameService.ListGames:output_type -> damone.v1.ListGamesResponse
-	6,  // 21: damone.v1.GameService.MakeMove:output_type -> damone.v1.MakeMoveResponse
-	8,  // 22: damone.v1.GameService.Resign:output_type -> damone.v1.ResignResponse
-	10, // 23: damone.v1.GameService.OfferDraw:output_type -> damone.v1.OfferDrawResponse
-	12, // 24: damone.v1.GameService.AnswerDrawOffer:output_type -> damone.v1.AnswerDrawOfferResponse
-	19, // 25: damone.v1.GameService.WatchGame:output_type -> damone.v1.GameEvent
-	15, // 26: damone.v1.GameService.ExportPdn:output_type -> damone.v1.ExportPdnResponse
-	18, // [18:27] is the sub-list for method output_type
-	9,  // [9:18] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	17, // 2: damone.v1.GetGameRequest.view:type_name -> damone.v1.GameView
+	18, // 3: damone.v1.ListGamesRequest.status:type_name -> damone.v1.GameStatus
+	17, // 4: damone.v1.ListGamesRequest.view:type_name -> damone.v1.GameView
+	16, // 5: damone.v1.ListGamesResponse.games:type_name -> damone.v1.Game
+	17, // 6: damone.v1.MakeMoveRequest.view:type_name -> damone.v1.GameView
+	19, // 7: damone.v1.MakeMoveResponse.move:type_name -> damone.v1.Move
+	16, // 8: damone.v1.MakeMoveResponse.game:type_name -> damone.v1.Game
+	16, // 9: damone.v1.ResignResponse.game:type_name -> damone.v1.Game
+	16, // 10: damone.v1.OfferDrawResponse.game:type_name -> damone.v1.Game
+	16, // 11: damone.v1.AnswerDrawOfferResponse.game:type_name -> damone.v1.Game
+	0,  // 12: damone.v1.GameService.CreateGame:input_type -> damone.v1.CreateGameRequest
+	2,  // 13: damone.v1.GameService.GetGame:input_type -> damone.v1.GetGameRequest
+	3,  // 14: damone.v1.GameService.ListGames:input_type -> damone.v1.ListGamesRequest
+	5,  // 15: damone.v1.GameService.MakeMove:input_type -> damone.v1.MakeMoveRequest
+	7,  // 16: damone.v1.GameService.Resign:input_type -> damone.v1.ResignRequest
+	9,  // 17: damone.v1.GameService.OfferDraw:input_type -> damone.v1.OfferDrawRequest
+	11, // 18: damone.v1.GameService.AnswerDrawOffer:input_type -> damone.v1.AnswerDrawOfferRequest
+	13, // 19: damone.v1.GameService.WatchGame:input_type -> damone.v1.WatchGameRequest
+	14, // 20: damone.v1.GameService.ExportPdn:input_type -> damone.v1.ExportPdnRequest
+	1,  // 21: damone.v1.GameService.CreateGame:output_type -> damone.v1.CreateGameResponse
+	16, // 22: damone.v1.GameService.GetGame:output_type -> damone.v1.Game
+	4,  // 23: damone.v1.GameService.ListGames:output_type -> damone.v1.ListGamesResponse
+	6,  // 24: damone.v1.GameService.MakeMove:output_type -> damone.v1.MakeMoveResponse
+	8,  // 25: damone.v1.GameService.Resign:output_type -> damone.v1.ResignResponse
+	10, // 26: damone.v1.GameService.OfferDraw:output_type -> damone.v1.OfferDrawResponse
+	12, // 27: damone.v1.GameService.AnswerDrawOffer:output_type -> damone.v1.AnswerDrawOfferResponse
+	20, // 28: damone.v1.GameService.WatchGame:output_type -> damone.v1.GameEvent
+	15, // 29: damone.v1.GameService.ExportPdn:output_type -> damone.v1.ExportPdnResponse
+	21, // [21:30] is the sub-list for method output_type
+	12, // [12:21] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_game_service_proto_init() }

@@ -71,19 +71,20 @@ type GameServiceClient interface {
 	// HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
 	// standard game).
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
-	// Returns a game: its settings, moves and current state.
+	// Returns a game: its settings, moves (in the full view, the default) and
+	// current state.
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
-	// NOT_FOUND (GAME_NOT_FOUND).
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name or an
+	// unknown `view`; NOT_FOUND (GAME_NOT_FOUND).
 	//
 	// HTTP: `GET /v1/{name=games/*}`.
 	GetGame(ctx context.Context, in *GetGameRequest, opts ...grpc.CallOption) (*Game, error)
 	// Lists games, oldest first, a page at a time, optionally only those with
 	// a given status.
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`
-	// or a `page_token` that this service did not return for the same
-	// filter.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`,
+	// an unknown `view`, or a `page_token` that this service did not return
+	// for the same filter.
 	//
 	// HTTP: `GET /v1/games`, the fields as query parameters, e.g.
 	// `GET /v1/games?page_size=10&status=GAME_STATUS_IN_PROGRESS`.
@@ -96,15 +97,18 @@ type GameServiceClient interface {
 	// MakeMoveRequest.request_id).
 	//
 	// Errors, in the order they are checked: INVALID_ARGUMENT
-	// (INVALID_REQUEST) for malformed move notation or a malformed
-	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (INVALID_REQUEST) for malformed move notation, a malformed
+	// `request_id` or an unknown `view`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
 	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
 	// side's; the token alone decides the acting side, whoever's piece the
 	// move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
 	// same side already used with a different move; ABORTED (ETAG_MISMATCH
 	// or PLY_MISMATCH) when the game changed since the given `etag` or
 	// `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
-	// finished), NOT_YOUR_TURN (the token's side is not to move),
+	// finished) or NOT_YOUR_TURN (the token's side is not to move);
+	// RESOURCE_EXHAUSTED (LIMIT_EXCEEDED, `limit` = `game_plies`) when the
+	// game has as many plies as the server allows (it can still end by
+	// resignation or an agreed draw); FAILED_PRECONDITION with reason
 	// ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
 	// other side's piece, as RulesService.ApplyMove answers; the message
 	// says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
@@ -322,19 +326,20 @@ type GameServiceServer interface {
 	// HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
 	// standard game).
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
-	// Returns a game: its settings, moves and current state.
+	// Returns a game: its settings, moves (in the full view, the default) and
+	// current state.
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
-	// NOT_FOUND (GAME_NOT_FOUND).
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name or an
+	// unknown `view`; NOT_FOUND (GAME_NOT_FOUND).
 	//
 	// HTTP: `GET /v1/{name=games/*}`.
 	GetGame(context.Context, *GetGameRequest) (*Game, error)
 	// Lists games, oldest first, a page at a time, optionally only those with
 	// a given status.
 	//
-	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`
-	// or a `page_token` that this service did not return for the same
-	// filter.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`,
+	// an unknown `view`, or a `page_token` that this service did not return
+	// for the same filter.
 	//
 	// HTTP: `GET /v1/games`, the fields as query parameters, e.g.
 	// `GET /v1/games?page_size=10&status=GAME_STATUS_IN_PROGRESS`.
@@ -347,15 +352,18 @@ type GameServiceServer interface {
 	// MakeMoveRequest.request_id).
 	//
 	// Errors, in the order they are checked: INVALID_ARGUMENT
-	// (INVALID_REQUEST) for malformed move notation or a malformed
-	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (INVALID_REQUEST) for malformed move notation, a malformed
+	// `request_id` or an unknown `view`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
 	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
 	// side's; the token alone decides the acting side, whoever's piece the
 	// move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
 	// same side already used with a different move; ABORTED (ETAG_MISMATCH
 	// or PLY_MISMATCH) when the game changed since the given `etag` or
 	// `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
-	// finished), NOT_YOUR_TURN (the token's side is not to move),
+	// finished) or NOT_YOUR_TURN (the token's side is not to move);
+	// RESOURCE_EXHAUSTED (LIMIT_EXCEEDED, `limit` = `game_plies`) when the
+	// game has as many plies as the server allows (it can still end by
+	// resignation or an agreed draw); FAILED_PRECONDITION with reason
 	// ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
 	// other side's piece, as RulesService.ApplyMove answers; the message
 	// says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a

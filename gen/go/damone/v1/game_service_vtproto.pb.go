@@ -148,6 +148,11 @@ func (m *GetGameRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.View != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.View))
+		i--
+		dAtA[i] = 0x10
+	}
 	if len(m.Name) > 0 {
 		i -= len(m.Name)
 		copy(dAtA[i:], m.Name)
@@ -187,6 +192,11 @@ func (m *ListGamesRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	if m.unknownFields != nil {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.View != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.View))
+		i--
+		dAtA[i] = 0x20
 	}
 	if m.Status != 0 {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Status))
@@ -298,6 +308,11 @@ func (m *MakeMoveRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 			return 0, err
 		}
 		i -= size
+	}
+	if m.View != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.View))
+		i--
+		dAtA[i] = 0x30
 	}
 	if len(m.RequestId) > 0 {
 		i -= len(m.RequestId)
@@ -837,6 +852,9 @@ func (m *GetGameRequest) SizeVT() (n int) {
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
+	if m.View != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.View))
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -856,6 +874,9 @@ func (m *ListGamesRequest) SizeVT() (n int) {
 	}
 	if m.Status != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.Status))
+	}
+	if m.View != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.View))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -901,6 +922,9 @@ func (m *MakeMoveRequest) SizeVT() (n int) {
 	l = len(m.RequestId)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	if m.View != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.View))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -1377,6 +1401,25 @@ func (m *GetGameRequest) UnmarshalVT(dAtA []byte) error {
 			}
 			m.Name = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field View", wireType)
+			}
+			m.View = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.View |= GameView(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -1494,6 +1537,25 @@ func (m *ListGamesRequest) UnmarshalVT(dAtA []byte) error {
 				b := dAtA[iNdEx]
 				iNdEx++
 				m.Status |= GameStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field View", wireType)
+			}
+			m.View = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.View |= GameView(b&0x7F) << shift
 				if b < 0x80 {
 					break
 				}
@@ -1814,6 +1876,25 @@ func (m *MakeMoveRequest) UnmarshalVT(dAtA []byte) error {
 			}
 			m.RequestId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field View", wireType)
+			}
+			m.View = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.View |= GameView(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

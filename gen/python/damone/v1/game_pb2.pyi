@@ -13,6 +13,9 @@ DESCRIPTOR: _descriptor.FileDescriptor
 GAME_STATUS_FINISHED: GameStatus
 GAME_STATUS_IN_PROGRESS: GameStatus
 GAME_STATUS_UNSPECIFIED: GameStatus
+GAME_VIEW_BASIC: GameView
+GAME_VIEW_FULL: GameView
+GAME_VIEW_UNSPECIFIED: GameView
 
 class EngineOpponent(_message.Message):
     __slots__ = ["depth", "move_time", "side"]
@@ -108,4 +111,7 @@ class GameEvent(_message.Message):
     def __init__(self, game: _Optional[str] = ..., sequence: _Optional[int] = ..., event_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., ply: _Optional[int] = ..., position: _Optional[_Union[_board_pb2.Position, _Mapping]] = ..., game_created: _Optional[_Union[GameEvent.GameCreated, _Mapping]] = ..., move_played: _Optional[_Union[GameEvent.MovePlayed, _Mapping]] = ..., draw_offered: _Optional[_Union[GameEvent.DrawOffered, _Mapping]] = ..., draw_declined: _Optional[_Union[GameEvent.DrawDeclined, _Mapping]] = ..., game_ended: _Optional[_Union[GameEvent.GameEnded, _Mapping]] = ...) -> None: ...
 
 class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class GameView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

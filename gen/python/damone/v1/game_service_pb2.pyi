@@ -50,20 +50,24 @@ class ExportPdnResponse(_message.Message):
     def __init__(self, pdn: _Optional[str] = ...) -> None: ...
 
 class GetGameRequest(_message.Message):
-    __slots__ = ["name"]
+    __slots__ = ["name", "view"]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    view: _game_pb2.GameView
+    def __init__(self, name: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, str]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ["page_size", "page_token", "status"]
+    __slots__ = ["page_size", "page_token", "status", "view"]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     status: _game_pb2.GameStatus
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ...) -> None: ...
+    view: _game_pb2.GameView
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[_game_pb2.GameStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, str]] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ["games", "next_page_token"]
@@ -74,18 +78,20 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[_game_pb2.Game, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class MakeMoveRequest(_message.Message):
-    __slots__ = ["etag", "expected_ply", "move", "name", "request_id"]
+    __slots__ = ["etag", "expected_ply", "move", "name", "request_id", "view"]
     ETAG_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_PLY_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     etag: str
     expected_ply: int
     move: str
     name: str
     request_id: str
-    def __init__(self, name: _Optional[str] = ..., move: _Optional[str] = ..., etag: _Optional[str] = ..., expected_ply: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    view: _game_pb2.GameView
+    def __init__(self, name: _Optional[str] = ..., move: _Optional[str] = ..., etag: _Optional[str] = ..., expected_ply: _Optional[int] = ..., request_id: _Optional[str] = ..., view: _Optional[_Union[_game_pb2.GameView, str]] = ...) -> None: ...
 
 class MakeMoveResponse(_message.Message):
     __slots__ = ["event_sequence", "game", "move"]

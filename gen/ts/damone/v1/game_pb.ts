@@ -21,11 +21,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/game.proto.
  */
 export const file_damone_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChRkYW1vbmUvdjEvZ2FtZS5wcm90bxIJZGFtb25lLnYxIu4DCgRHYW1lEgwKBG5hbWUYASABKAkSIwoHdmFyaWFudBgCIAEoCzISLmRhbW9uZS52MS5WYXJpYW50Ei0KEGluaXRpYWxfcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SJQoIcG9zaXRpb24YBCABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SHgoFbW92ZXMYBSADKAsyDy5kYW1vbmUudjEuTW92ZRIlCgZzdGF0dXMYBiABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIjCgdvdXRjb21lGAcgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSCwoDcGx5GAggASgFEiMKCmRyYXdfb2ZmZXIYCSABKA4yDy5kYW1vbmUudjEuU2lkZRIbChNsYXN0X2V2ZW50X3NlcXVlbmNlGAogASgDEgwKBGV0YWcYCyABKAkSLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg9lbmdpbmVfb3Bwb25lbnQYDiABKAsyGS5kYW1vbmUudjEuRW5naW5lT3Bwb25lbnQifAoORW5naW5lT3Bwb25lbnQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEi4KCW1vdmVfdGltZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkgAEg8KBWRlcHRoGAMgASgFSABCCgoIc3RyZW5ndGgitwUKCUdhbWVFdmVudBIMCgRnYW1lGAEgASgJEhAKCHNlcXVlbmNlGAIgASgDEi4KCmV2ZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA3BseRgEIAEoBRIlCghwb3NpdGlvbhgFIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhI4CgxnYW1lX2NyZWF0ZWQYCiABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkdhbWVDcmVhdGVkSAASNgoLbW92ZV9wbGF5ZWQYCyABKAsyHy5kYW1vbmUudjEuR2FtZUV2ZW50Lk1vdmVQbGF5ZWRIABI4CgxkcmF3X29mZmVyZWQYDCABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkRyYXdPZmZlcmVkSAASOgoNZHJhd19kZWNsaW5lZBgNIAEoCzIhLmRhbW9uZS52MS5HYW1lRXZlbnQuRHJhd0RlY2xpbmVkSAASNAoKZ2FtZV9lbmRlZBgOIAEoCzIeLmRhbW9uZS52MS5HYW1lRXZlbnQuR2FtZUVuZGVkSAAaMgoLR2FtZUNyZWF0ZWQSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50GisKCk1vdmVQbGF5ZWQSHQoEbW92ZRgBIAEoCzIPLmRhbW9uZS52MS5Nb3ZlGiwKC0RyYXdPZmZlcmVkEh0KBHNpZGUYASABKA4yDy5kYW1vbmUudjEuU2lkZRo+CgxEcmF3RGVjbGluZWQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEg8KB2J5X21vdmUYAiABKAgaMAoJR2FtZUVuZGVkEiMKB291dGNvbWUYASABKAsyEi5kYW1vbmUudjEuT3V0Y29tZUIHCgVldmVudCpgCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXR0FNRV9TVEFUVVNfSU5fUFJPR1JFU1MQARIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBACQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRkYW1vbmUvdjEvZ2FtZS5wcm90bxIJZGFtb25lLnYxIu4DCgRHYW1lEgwKBG5hbWUYASABKAkSIwoHdmFyaWFudBgCIAEoCzISLmRhbW9uZS52MS5WYXJpYW50Ei0KEGluaXRpYWxfcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SJQoIcG9zaXRpb24YBCABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SHgoFbW92ZXMYBSADKAsyDy5kYW1vbmUudjEuTW92ZRIlCgZzdGF0dXMYBiABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIjCgdvdXRjb21lGAcgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSCwoDcGx5GAggASgFEiMKCmRyYXdfb2ZmZXIYCSABKA4yDy5kYW1vbmUudjEuU2lkZRIbChNsYXN0X2V2ZW50X3NlcXVlbmNlGAogASgDEgwKBGV0YWcYCyABKAkSLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg9lbmdpbmVfb3Bwb25lbnQYDiABKAsyGS5kYW1vbmUudjEuRW5naW5lT3Bwb25lbnQifAoORW5naW5lT3Bwb25lbnQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEi4KCW1vdmVfdGltZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkgAEg8KBWRlcHRoGAMgASgFSABCCgoIc3RyZW5ndGgitwUKCUdhbWVFdmVudBIMCgRnYW1lGAEgASgJEhAKCHNlcXVlbmNlGAIgASgDEi4KCmV2ZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA3BseRgEIAEoBRIlCghwb3NpdGlvbhgFIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhI4CgxnYW1lX2NyZWF0ZWQYCiABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkdhbWVDcmVhdGVkSAASNgoLbW92ZV9wbGF5ZWQYCyABKAsyHy5kYW1vbmUudjEuR2FtZUV2ZW50Lk1vdmVQbGF5ZWRIABI4CgxkcmF3X29mZmVyZWQYDCABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkRyYXdPZmZlcmVkSAASOgoNZHJhd19kZWNsaW5lZBgNIAEoCzIhLmRhbW9uZS52MS5HYW1lRXZlbnQuRHJhd0RlY2xpbmVkSAASNAoKZ2FtZV9lbmRlZBgOIAEoCzIeLmRhbW9uZS52MS5HYW1lRXZlbnQuR2FtZUVuZGVkSAAaMgoLR2FtZUNyZWF0ZWQSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50GisKCk1vdmVQbGF5ZWQSHQoEbW92ZRgBIAEoCzIPLmRhbW9uZS52MS5Nb3ZlGiwKC0RyYXdPZmZlcmVkEh0KBHNpZGUYASABKA4yDy5kYW1vbmUudjEuU2lkZRo+CgxEcmF3RGVjbGluZWQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEg8KB2J5X21vdmUYAiABKAgaMAoJR2FtZUVuZGVkEiMKB291dGNvbWUYASABKAsyEi5kYW1vbmUudjEuT3V0Y29tZUIHCgVldmVudCpgCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXR0FNRV9TVEFUVVNfSU5fUFJPR1JFU1MQARIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBACKk4KCEdhbWVWaWV3EhkKFUdBTUVfVklFV19VTlNQRUNJRklFRBAAEhMKD0dBTUVfVklFV19CQVNJQxABEhIKDkdBTUVfVklFV19GVUxMEAJCOlo4Z2l0aHViLmNvbS9kYW1vbmUtcnVsZXMvZGFtb25lL2dlbi9nby9kYW1vbmUvdjE7ZGFtb25ldjFiBnByb3RvMw", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
- * A game played through GameService: its settings, its full move list and
- * its current state.
+ * A game played through GameService: its settings, its move list and its
+ * current state.
  *
  * Resource name: `games/{game}`, where `{game}` is an ID the service assigns
  * (1 to 63 characters from `a-z`, `0-9` and `-`), e.g. `games/k3v9q2m7x1`.
@@ -66,7 +66,8 @@ export type Game = Message<"damone.v1.Game"> & {
   position?: Position | undefined;
 
   /**
-   * Every move played so far, in order; `moves[i]` is ply `i + 1`.
+   * Every move played so far, in order; `moves[i]` is ply `i + 1`. Empty in
+   * the basic view (GameView).
    *
    * @generated from field: repeated damone.v1.Move moves = 5;
    */
@@ -89,7 +90,7 @@ export type Game = Message<"damone.v1.Game"> & {
 
   /**
    * The number of plies (single moves by either side) played so far; equal
-   * to the length of `moves`. 0 for a new game.
+   * to the length of `moves` in the full view. 0 for a new game.
    *
    * @generated from field: int32 ply = 8;
    */
@@ -466,4 +467,43 @@ export enum GameStatus {
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
   enumDesc(file_damone_v1_game, 0);
+
+/**
+ * How much of a game a read returns (AIP-157): GetGameRequest.view,
+ * ListGamesRequest.view and MakeMoveRequest.view. A game's move list grows
+ * with every ply (a 10,000-ply game is about 210 KB of moves); every other
+ * field stays small, so a client that follows a game by its events, or
+ * lists games, asks for the basic view.
+ *
+ * @generated from enum damone.v1.GameView
+ */
+export enum GameView {
+  /**
+   * Not set: the full view, as before views existed.
+   *
+   * @generated from enum value: GAME_VIEW_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every field but `moves`, which is empty; `ply` still counts the moves.
+   * Its cost does not grow with the game's length.
+   *
+   * @generated from enum value: GAME_VIEW_BASIC = 1;
+   */
+  BASIC = 1,
+
+  /**
+   * Every field, `moves` included.
+   *
+   * @generated from enum value: GAME_VIEW_FULL = 2;
+   */
+  FULL = 2,
+}
+
+/**
+ * Describes the enum damone.v1.GameView.
+ */
+export const GameViewSchema: GenEnum<GameView> = /*@__PURE__*/
+  enumDesc(file_damone_v1_game, 1);
 

@@ -9,7 +9,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Move } from "./board_pb.js";
 import { file_damone_v1_board } from "./board_pb.js";
-import type { Game, GameEventSchema, GameSchema, GameStatus } from "./game_pb.js";
+import type { Game, GameEventSchema, GameSchema, GameStatus, GameView } from "./game_pb.js";
 import { file_damone_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/game_service.proto.
  */
 export const file_damone_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiMgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIlsKEkNyZWF0ZUdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUSEQoJcmVkX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIh4KDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiYAoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cyJMChFMaXN0R2FtZXNSZXNwb25zZRIeCgVnYW1lcxgBIAMoCzIPLmRhbW9uZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ5Cg9NYWtlTW92ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRtb3ZlGAIgASgJEg4KBGV0YWcYAyABKAlIABIWCgxleHBlY3RlZF9wbHkYBCABKAVIABISCgpyZXF1ZXN0X2lkGAUgASgJQg4KDHByZWNvbmRpdGlvbiJoChBNYWtlTW92ZVJlc3BvbnNlEh0KBG1vdmUYASABKAsyDy5kYW1vbmUudjEuTW92ZRIdCgRnYW1lGAIgASgLMg8uZGFtb25lLnYxLkdhbWUSFgoOZXZlbnRfc2VxdWVuY2UYAyABKAMiHQoNUmVzaWduUmVxdWVzdBIMCgRuYW1lGAEgASgJIi8KDlJlc2lnblJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZSIgChBPZmZlckRyYXdSZXF1ZXN0EgwKBG5hbWUYASABKAkiMgoRT2ZmZXJEcmF3UmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjYKFkFuc3dlckRyYXdPZmZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZhY2NlcHQYAiABKAgiOAoXQW5zd2VyRHJhd09mZmVyUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIjgKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIWCg5zaW5jZV9zZXF1ZW5jZRgCIAEoAyIgChBFeHBvcnRQZG5SZXF1ZXN0EgwKBG5hbWUYASABKAkiIAoRRXhwb3J0UGRuUmVzcG9uc2USCwoDcGRuGAEgASgJMpYFCgtHYW1lU2VydmljZRJJCgpDcmVhdGVHYW1lEhwuZGFtb25lLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh0uZGFtb25lLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRI6CgdHZXRHYW1lEhkuZGFtb25lLnYxLkdldEdhbWVSZXF1ZXN0Gg8uZGFtb25lLnYxLkdhbWUiA5ACARJLCglMaXN0R2FtZXMSGy5kYW1vbmUudjEuTGlzdEdhbWVzUmVxdWVzdBocLmRhbW9uZS52MS5MaXN0R2FtZXNSZXNwb25zZSIDkAIBEkMKCE1ha2VNb3ZlEhouZGFtb25lLnYxLk1ha2VNb3ZlUmVxdWVzdBobLmRhbW9uZS52MS5NYWtlTW92ZVJlc3BvbnNlEj0KBlJlc2lnbhIYLmRhbW9uZS52MS5SZXNpZ25SZXF1ZXN0GhkuZGFtb25lLnYxLlJlc2lnblJlc3BvbnNlEkYKCU9mZmVyRHJhdxIbLmRhbW9uZS52MS5PZmZlckRyYXdSZXF1ZXN0GhwuZGFtb25lLnYxLk9mZmVyRHJhd1Jlc3BvbnNlElgKD0Fuc3dlckRyYXdPZmZlchIhLmRhbW9uZS52MS5BbnN3ZXJEcmF3T2ZmZXJSZXF1ZXN0GiIuZGFtb25lLnYxLkFuc3dlckRyYXdPZmZlclJlc3BvbnNlEkAKCVdhdGNoR2FtZRIbLmRhbW9uZS52MS5XYXRjaEdhbWVSZXF1ZXN0GhQuZGFtb25lLnYxLkdhbWVFdmVudDABEksKCUV4cG9ydFBkbhIbLmRhbW9uZS52MS5FeHBvcnRQZG5SZXF1ZXN0GhwuZGFtb25lLnYxLkV4cG9ydFBkblJlc3BvbnNlIgOQAgFCOlo4Z2l0aHViLmNvbS9kYW1vbmUtcnVsZXMvZGFtb25lL2dlbi9nby9kYW1vbmUvdjE7ZGFtb25ldjFiBnByb3RvMw", [file_damone_v1_board, file_damone_v1_game]);
+  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiMgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIlsKEkNyZWF0ZUdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUSEQoJcmVkX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIkEKDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEdmlldxgCIAEoDjITLmRhbW9uZS52MS5HYW1lVmlldyKDAQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIhCgR2aWV3GAQgASgOMhMuZGFtb25lLnYxLkdhbWVWaWV3IkwKEUxpc3RHYW1lc1Jlc3BvbnNlEh4KBWdhbWVzGAEgAygLMg8uZGFtb25lLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIpwBCg9NYWtlTW92ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRtb3ZlGAIgASgJEg4KBGV0YWcYAyABKAlIABIWCgxleHBlY3RlZF9wbHkYBCABKAVIABISCgpyZXF1ZXN0X2lkGAUgASgJEiEKBHZpZXcYBiABKA4yEy5kYW1vbmUudjEuR2FtZVZpZXdCDgoMcHJlY29uZGl0aW9uImgKEE1ha2VNb3ZlUmVzcG9uc2USHQoEbW92ZRgBIAEoCzIPLmRhbW9uZS52MS5Nb3ZlEh0KBGdhbWUYAiABKAsyDy5kYW1vbmUudjEuR2FtZRIWCg5ldmVudF9zZXF1ZW5jZRgDIAEoAyIdCg1SZXNpZ25SZXF1ZXN0EgwKBG5hbWUYASABKAkiLwoOUmVzaWduUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIiAKEE9mZmVyRHJhd1JlcXVlc3QSDAoEbmFtZRgBIAEoCSIyChFPZmZlckRyYXdSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUiNgoWQW5zd2VyRHJhd09mZmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBmFjY2VwdBgCIAEoCCI4ChdBbnN3ZXJEcmF3T2ZmZXJSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUiOAoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhYKDnNpbmNlX3NlcXVlbmNlGAIgASgDIiAKEEV4cG9ydFBkblJlcXVlc3QSDAoEbmFtZRgBIAEoCSIgChFFeHBvcnRQZG5SZXNwb25zZRILCgNwZG4YASABKAkylgUKC0dhbWVTZXJ2aWNlEkkKCkNyZWF0ZUdhbWUSHC5kYW1vbmUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5kYW1vbmUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEjoKB0dldEdhbWUSGS5kYW1vbmUudjEuR2V0R2FtZVJlcXVlc3QaDy5kYW1vbmUudjEuR2FtZSIDkAIBEksKCUxpc3RHYW1lcxIbLmRhbW9uZS52MS5MaXN0R2FtZXNSZXF1ZXN0GhwuZGFtb25lLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIgOQAgESQwoITWFrZU1vdmUSGi5kYW1vbmUudjEuTWFrZU1vdmVSZXF1ZXN0GhsuZGFtb25lLnYxLk1ha2VNb3ZlUmVzcG9uc2USPQoGUmVzaWduEhguZGFtb25lLnYxLlJlc2lnblJlcXVlc3QaGS5kYW1vbmUudjEuUmVzaWduUmVzcG9uc2USRgoJT2ZmZXJEcmF3EhsuZGFtb25lLnYxLk9mZmVyRHJhd1JlcXVlc3QaHC5kYW1vbmUudjEuT2ZmZXJEcmF3UmVzcG9uc2USWAoPQW5zd2VyRHJhd09mZmVyEiEuZGFtb25lLnYxLkFuc3dlckRyYXdPZmZlclJlcXVlc3QaIi5kYW1vbmUudjEuQW5zd2VyRHJhd09mZmVyUmVzcG9uc2USQAoJV2F0Y2hHYW1lEhsuZGFtb25lLnYxLldhdGNoR2FtZVJlcXVlc3QaFC5kYW1vbmUudjEuR2FtZUV2ZW50MAESSwoJRXhwb3J0UGRuEhsuZGFtb25lLnYxLkV4cG9ydFBkblJlcXVlc3QaHC5kYW1vbmUudjEuRXhwb3J0UGRuUmVzcG9uc2UiA5ACAUI6WjhnaXRodWIuY29tL2RhbW9uZS1ydWxlcy9kYW1vbmUvZ2VuL2dvL2RhbW9uZS92MTtkYW1vbmV2MWIGcHJvdG8z", [file_damone_v1_board, file_damone_v1_game]);
 
 /**
  * The request of GameService.CreateGame.
@@ -99,6 +99,14 @@ export type GetGameRequest = Message<"damone.v1.GetGameRequest"> & {
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * How much of the game to return; unset means GAME_VIEW_FULL. REST:
+   * `?view=GAME_VIEW_BASIC`.
+   *
+   * @generated from field: damone.v1.GameView view = 2;
+   */
+  view: GameView;
 };
 
 /**
@@ -139,6 +147,15 @@ export type ListGamesRequest = Message<"damone.v1.ListGamesRequest"> & {
    * @generated from field: damone.v1.GameStatus status = 3;
    */
   status: GameStatus;
+
+  /**
+   * How much of each game to return; unset means GAME_VIEW_FULL. Not part
+   * of what a page token must agree with: pages of one listing may use
+   * different views.
+   *
+   * @generated from field: damone.v1.GameView view = 4;
+   */
+  view: GameView;
 };
 
 /**
@@ -248,6 +265,15 @@ export type MakeMoveRequest = Message<"damone.v1.MakeMoveRequest"> & {
    * @generated from field: string request_id = 5;
    */
   requestId: string;
+
+  /**
+   * How much of the game the response returns; unset means GAME_VIEW_FULL.
+   * A client playing a long game asks for GAME_VIEW_BASIC: the move's work
+   * and its response then stay the same size at any ply.
+   *
+   * @generated from field: damone.v1.GameView view = 6;
+   */
+  view: GameView;
 };
 
 /**
@@ -552,10 +578,11 @@ export const GameService: GenService<{
     output: typeof CreateGameResponseSchema;
   },
   /**
-   * Returns a game: its settings, moves and current state.
+   * Returns a game: its settings, moves (in the full view, the default) and
+   * current state.
    *
-   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name;
-   * NOT_FOUND (GAME_NOT_FOUND).
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed name or an
+   * unknown `view`; NOT_FOUND (GAME_NOT_FOUND).
    *
    * HTTP: `GET /v1/{name=games/*}`.
    *
@@ -570,9 +597,9 @@ export const GameService: GenService<{
    * Lists games, oldest first, a page at a time, optionally only those with
    * a given status.
    *
-   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`
-   * or a `page_token` that this service did not return for the same
-   * filter.
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a negative `page_size`,
+   * an unknown `view`, or a `page_token` that this service did not return
+   * for the same filter.
    *
    * HTTP: `GET /v1/games`, the fields as query parameters, e.g.
    * `GET /v1/games?page_size=10&status=GAME_STATUS_IN_PROGRESS`.
@@ -593,15 +620,18 @@ export const GameService: GenService<{
    * MakeMoveRequest.request_id).
    *
    * Errors, in the order they are checked: INVALID_ARGUMENT
-   * (INVALID_REQUEST) for malformed move notation or a malformed
-   * `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+   * (INVALID_REQUEST) for malformed move notation, a malformed
+   * `request_id` or an unknown `view`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
    * (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN: the token is neither
    * side's; the token alone decides the acting side, whoever's piece the
    * move names); INVALID_ARGUMENT (INVALID_REQUEST) for a `request_id` the
    * same side already used with a different move; ABORTED (ETAG_MISMATCH
    * or PLY_MISMATCH) when the game changed since the given `etag` or
    * `expected_ply`; FAILED_PRECONDITION with reason GAME_OVER (the game is
-   * finished), NOT_YOUR_TURN (the token's side is not to move),
+   * finished) or NOT_YOUR_TURN (the token's side is not to move);
+   * RESOURCE_EXHAUSTED (LIMIT_EXCEEDED, `limit` = `game_plies`) when the
+   * game has as many plies as the server allows (it can still end by
+   * resignation or an agreed draw); FAILED_PRECONDITION with reason
    * ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
    * other side's piece, as RulesService.ApplyMove answers; the message
    * says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
