@@ -28,6 +28,9 @@ var helpCommands = []struct {
 	{[]string{"pdn"}, ""},
 	{[]string{"pdn", "validate"}, "--json"},
 	{[]string{"pdn", "export"}, "--addr"},
+	{[]string{"store"}, ""},
+	{[]string{"store", "verify"}, "--data-dir"},
+	{[]string{"store", "backup"}, "--from"},
 	{[]string{"version"}, ""},
 }
 
@@ -116,6 +119,7 @@ func TestUsageErrorsGoToStderr(t *testing.T) {
 		{[]string{"analyze", "--depth"}, "flag needs an argument: --depth"},
 		{[]string{"serve", "--max-games", "many"}, "--max-games"},
 		{[]string{"pdn", "export", "--timeout", "soon", "games/x"}, "--timeout"},
+		{[]string{"store", "backup", "--timeout", "soon"}, "--timeout"},
 		{[]string{"version", "extra"}, "unexpected argument"},
 	}
 	for _, c := range cases {

@@ -8,6 +8,8 @@
 //	damone match [flags]            play an engine or baseline match with statistics
 //	damone pdn validate FILE...     judge every game of PDN game records against the rules
 //	damone pdn export games/ID      print a running server's game as PDN
+//	damone store verify             check an embedded store file, read-only
+//	damone store backup             a verified copy of an embedded store (hot, from a running server)
 //	damone version                  print the version
 //
 // The load generator is a command of its own, cmd/damone-bench.
@@ -42,6 +44,7 @@ func commands() []command {
 		{"play", "play a game against the engine in the terminal", runPlay},
 		{"match", "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", runMatch},
 		{"pdn", "validate PDN game records; export a server's game as PDN", runPdn},
+		{"store", "verify an embedded store file; back it up, hot from a running server", runStore},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -203,6 +203,8 @@ func New(cfg Config) (*Server, error) {
 		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
+	// Only here: the metrics port is the operators', never the public one.
+	metricsMux.Handle("GET "+BackupPath, backupHandler(cfg.Store, s.log))
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }

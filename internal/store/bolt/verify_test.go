@@ -430,3 +430,44 @@ func storedMoves(s *Store, id string) ([]string, error) {
 	}
 	return moves, nil
 }
+
+// BenchmarkVerify checks a store of 500 games of up to 40 moves:
+// the time a start spends verifying before it serves.
+func BenchmarkVerify(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.db.NoSync = true // speed of the setup only
+	svc := games.NewService(s, games.DefaultLimits)
+	ctx := context.Background()
+	for n := range 500 {
+		g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for ply := 0; ply < 40 && !g.Over(); ply++ {
+			legal := g.Position.LegalMoves()
+			token := tok.Red
+			if g.Position.SideToMove() != g.Initial.SideToMove() {
+				token = tok.Black
+			}
+			res, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: token, Move: legal[(n+ply)%len(legal)].String()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g = res.Game
+		}
+	}
+	s.Close()
+	path := filepath.Join(dir, FileName)
+	var sum Summary
+	for b.Loop() {
+		if sum, err = Verify(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sum.Events), "ns/event")
+	b.ReportMetric(float64(sum.FileSize)/(1<<20), "MiB")
+}

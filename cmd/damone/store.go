@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/damone-rules/damone/internal/server"
+	"github.com/damone-rules/damone/internal/store/bolt"
+)
+
+const storeUsage = `Usage: damone store verify|backup ...
+  damone store verify [--data-dir DIR | --file FILE]
+      check an embedded store file without writing to it
+  damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
+      write a verified copy: hot from a running server, or of a stopped store
+
+Both exit 0 when the file is sound, 1 when it is damaged, in use or
+unreachable, 2 on a usage mistake. docs/deploy.md (Backup and restore)
+says what they check and how to restore. Run 'damone store verify --help'
+or 'damone store backup --help' for their flags.`
+
+func runStore(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, storeUsage)
+		return usagef("want a subcommand: verify or backup")
+	}
+	switch args[0] {
+	case "verify":
+		return runStoreVerify(args[1:], stdout)
+	case "backup":
+		return runStoreBackup(args[1:], stdout)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, storeUsage)
+		return flag.ErrHelp
+	}
+	return usagef("unknown subcommand %q (want verify or backup)", args[0])
+}
+
+func runStoreVerify(args []string, stdout io.Writer) error {
+	fs := newCommandFlags("store verify", stdout, `Usage: damone store verify [--data-dir DIR | --file FILE]
+
+Checks an embedded store file without writing to it: its meta pages, its
+size against their page count, every page of every bucket, bbolt's
+consistency check, the schema version, and every game, event and request
+record decoded and checked against its key and its game. Prints a summary
+and exits 0 if the file is sound; names the file and the damage and exits
+1 if not, or if a running damone serve holds the file (then check a hot
+backup: damone store backup --from).`)
+	dataDir := fs.String("data-dir", "./damone-data", "data directory whose "+bolt.FileName+" to check (as damone serve --data-dir)")
+	file := fs.String("file", "", "check this store file instead, e.g. a backup")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	path := filepath.Join(*dataDir, bolt.FileName)
+	if *file != "" {
+		if flagSet(fs.FlagSet, "data-dir") {
+			return usagef("--file and --data-dir: give one")
+		}
+		path = *file
+	}
+	sum, err := bolt.Verify(path)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s: sound: %s\n", path, describe(sum))
+	return err
+}
+
+// describe summarizes a sound store file.
+func describe(s bolt.Summary) string {
+	return fmt.Sprintf("schema %s, %d games, %d events, %d requests; %d pages of %d bytes (%d free) in %d bytes, transaction %d",
+		s.Schema, s.Games, s.Events, s.Requests, s.Pages, s.PageSize, s.FreePages, s.FileSize, s.TxID)
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func runStoreBackup(args []string, stdout io.Writer) error {
+	fs := newCommandFlags("store backup", stdout, `Usage: damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
+
+Copies an embedded store to FILE. With --from, a hot backup from a
+running damone serve: GET `+server.BackupPath+` on its metrics address, a
+consistent snapshot taken while it serves. With --data-dir, the file of a
+store no server is running on. The copy is written beside FILE, synced,
+verified as damone store verify does, and only then renamed to FILE
+(replacing an older one). Exits 0 with a summary, 1 if the copy failed or
+is not sound (FILE is then left as it was).`)
+	from := fs.String("from", "", "metrics address of the running server: http://HOST:PORT (or HOST:PORT)")
+	dataDir := fs.String("data-dir", "", "data directory of a store no server is running on")
+	out := fs.String("out", "", "the backup file to write")
+	timeout := fs.Duration("timeout", 30*time.Minute, "give up on a --from backup after this long")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	switch {
+	case (*from == "") == (*dataDir == ""):
+		return usagef("give one of --from (a running server) and --data-dir (a stopped one)")
+	case *out == "":
+		return usagef("--out FILE is required")
+	case *timeout <= 0:
+		return usagef("--timeout must be positive, got %v", *timeout)
+	}
+	var fill func(w io.Writer) (int64, error)
+	source := ""
+	if *from != "" {
+		u, err := backupURL(*from)
+		if err != nil {
+			return usagef("--from %q: %v", *from, err)
+		}
+		source = u
+		fill = func(w io.Writer) (int64, error) { return fetchBackup(u, *timeout, w) }
+	} else {
+		source = filepath.Join(*dataDir, bolt.FileName)
+		fill = func(w io.Writer) (int64, error) { return bolt.BackupFile(source, w) }
+	}
+	sum, err := writeVerified(*out, fill)
+	if err != nil {
+		return fmt.Errorf("backup of %s: %w", source, err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s: backup of %s, verified: %s\n", *out, source, describe(sum))
+	return err
+}
+
+// backupURL is the backup endpoint of a metrics address given as
+// http://HOST:PORT or HOST:PORT.
+func backupURL(from string) (string, error) {
+	if !strings.Contains(from, "://") {
+		from = "http://" + from
+	}
+	u, err := url.Parse(from)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("scheme %q: want http", u.Scheme)
+	}
+	if u.Host == "" || (u.Path != "" && u.Path != "/" && u.Path != server.BackupPath) {
+		return "", errors.New("want the metrics address, http://HOST:PORT")
+	}
+	u.Path = server.BackupPath
+	return u.String(), nil
+}
+
+// fetchBackup streams a hot backup into w; a short body (the server cut
+// it, or the connection broke) is an error.
+func fetchBackup(u string, timeout time.Duration, w io.Writer) (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return 0, fmt.Errorf("%s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
+	}
+	if resp.ContentLength < 0 {
+		return 0, fmt.Errorf("%s: no Content-Length: not a damone backup endpoint", u)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err == nil && n != resp.ContentLength {
+		err = fmt.Errorf("%d of %d bytes", n, resp.ContentLength)
+	}
+	if err != nil {
+		return n, fmt.Errorf("%s: the transfer broke off: %w", u, err)
+	}
+	return n, nil
+}
+
+// writeVerified writes a store file to out through a temporary file beside
+// it: written by fill, synced, verified, then renamed over out. Nothing is
+// left behind on an error.
+func writeVerified(out string, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
+	dir, base := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".part-*")
+	if err != nil {
+		return bolt.Summary{}, err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // after the rename, there is nothing there
+	n, err := fill(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return bolt.Summary{}, err
+	}
+	sum, err := bolt.Verify(name)
+	if err != nil {
+		return bolt.Summary{}, fmt.Errorf("the copy (%s bytes) is not sound, so %s was not written: %w", strconv.FormatInt(n, 10), out, err)
+	}
+	if err := os.Rename(name, out); err != nil {
+		return bolt.Summary{}, err
+	}
+	sum.Path = out
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return bolt.Summary{}, err
+		}
+	}
+	return sum, nil
+}
