@@ -58,7 +58,8 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	postgresDSN := fs.String("postgres-dsn", "", "PostgreSQL connection string (URL or key=value) for --store postgres")
 	drain := fs.Duration("drain-timeout", server.DefaultDrainTimeout, "at shutdown, how long in-flight calls get to finish")
 	maxConnAge := fs.Duration("max-connection-age", 0, "make clients reconnect after this long, so client-side balancing sees new pods (0 = never)")
-	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call")
+	maxCall := fs.Duration("max-call-duration", server.DefaultMaxCallDuration, "deadline on every unary call; also the time any call's request (a stream's first message) has to arrive")
+	maxStreams := fs.Int("max-streams-per-connection", server.DefaultMaxStreamsPerConnection, "calls open at once on one gRPC connection (clients queue more; REST has no such bound)")
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
 	maxHeader := fs.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request metadata (gRPC) or header block (REST) accepted")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
@@ -115,6 +116,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	}{
 		{*drain > 0, "drain-timeout", *drain, "above 0"},
 		{*maxCall > 0, "max-call-duration", *maxCall, "above 0"},
+		{*maxStreams >= 1 && *maxStreams <= 100000, "max-streams-per-connection", *maxStreams, "1..100000"},
 		// gRPC adds ±10% of jitter to the age (so below 10ns it panics at
 		// the first connection, and near the largest duration it overflows
 		// and closes every connection at once).
@@ -184,7 +186,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
-		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
+		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineQueue: *maxEngineQueue, MaxEngineMoveTime: *maxEngineTime,

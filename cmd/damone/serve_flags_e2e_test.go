@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -51,6 +52,7 @@ var serveFlagRanges = []struct {
 	{"--max-analyses", []string{"0", "-1"}, "at least 1"},
 	{"--drain-timeout", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-call-duration", []string{"0s", "-1ns"}, "above 0"},
+	{"--max-streams-per-connection", []string{"0", "100001"}, "1..100000"},
 	{"--max-analysis-time", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-engine-move-time", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-engine-queue", []string{"-1", "100001"}, "0..100000"},
@@ -472,4 +474,30 @@ func TestServeFlagRangesHonoured(t *testing.T) {
 			t.Error("no exit within 10s of SIGTERM")
 		}
 	})
+	// The bound on streams per connection is advertised in the server's
+	// settings and, at 1, a second call at once on a connection is
+	// refused, while calls one after another are served.
+	for _, v := range []uint32{1, 100000} {
+		t.Run(fmt.Sprint("max-streams-per-connection ", v), func(t *testing.T) {
+			t.Parallel()
+			s := svStart(t, "--max-streams-per-connection", fmt.Sprint(v))
+			h := h2Dial(t, s.grpcAddr)
+			if got := h.settings[http2.SettingMaxConcurrentStreams]; got != v {
+				t.Errorf("SETTINGS_MAX_CONCURRENT_STREAMS %d, want %d", got, v)
+			}
+			for range 3 {
+				_, err := s.rules.ListLegalMoves(ctx, &damonev1.ListLegalMovesRequest{Position: &damonev1.Position{Text: svStartPos}})
+				ok(t, err)
+			}
+			if v != 1 {
+				return
+			}
+			h.open(1, damonev1.RulesService_ListLegalMoves_FullMethodName)
+			h.open(3, damonev1.RulesService_ListLegalMoves_FullMethodName)
+			f := h.next()
+			if rst, isRST := f.(*http2.RSTStreamFrame); !isRST || rst.StreamID != 3 || rst.ErrCode != http2.ErrCodeRefusedStream {
+				t.Errorf("a second stream at once under a bound of 1: %v; want stream 3 refused (RST_STREAM REFUSED_STREAM)", f)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,13 +53,17 @@ const (
 	// slow every other call.
 	DefaultMaxHeaderBytes = 64 << 10
 	DefaultMaxPerftDepth  = 8
+	// DefaultMaxStreamsPerConnection bounds the calls one gRPC connection
+	// has open at once (advertised in its settings: clients queue more).
+	DefaultMaxStreamsPerConnection = 1000
 )
 
 // Config is what a Server needs; the serve command fills it from flags.
 type Config struct {
 	GRPCAddr, HTTPAddr, MetricsAddr string
 	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
-	MaxCallDuration                 time.Duration // deadline put on every unary call
+	MaxCallDuration                 time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
+	MaxStreamsPerConnection         int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
 	MaxRequestBytes                 int
 	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST); 0: DefaultMaxHeaderBytes
 	MaxPerftDepth                   int
@@ -101,6 +106,7 @@ type Server struct {
 	draining atomic.Bool
 	stopping chan struct{} // closed at shutdown: ends analyses
 	search   *search.Pool
+	arrivals *arrivals // calls waiting for their request
 
 	grpcLis, httpLis, metricsLis net.Listener
 	httpSrv, metricsSrv          *http.Server
@@ -109,13 +115,19 @@ type Server struct {
 	// the same HTTP/2 client connection, interceptors and streaming as
 	// over TCP, without a round trip through the kernel's loopback.
 	gatewayLis *bufconn.Listener
+	// gatewayGRPC serves the gateway's connection: the same services and
+	// interceptors as grpc, without the bound on streams per connection,
+	// which on this one connection would cap every REST call and watcher
+	// together (REST has the HTTP server's own bounds).
+	gatewayGRPC *grpc.Server
 }
 
 // New listens on the configured addresses and builds the service; Serve
 // starts it. Listening here lets a caller learn the real ports (":0") and
 // makes a busy port an error at start.
 func New(cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	cfg.MaxCallDuration = cmp.Or(cfg.MaxCallDuration, DefaultMaxCallDuration)
+	s := &Server{cfg: cfg, log: cfg.Logger, arrivals: newArrivals(cfg.MaxCallDuration)}
 	s.metrics = metrics.New(cfg.Store.Count)
 	s.stopping = make(chan struct{})
 	s.search = search.NewPool(cfg.SearchTableMB)
@@ -137,8 +149,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("metrics-addr %s: %w", cfg.MetricsAddr, err)
 	}
 
-	s.grpc = grpc.NewServer(
-		grpc.MaxRecvMsgSize(transportMaxFactor*cfg.MaxRequestBytes),
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(transportMaxFactor * cfg.MaxRequestBytes),
 		grpc.MaxHeaderListSize(uint32(cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes))),
 		grpc.ForceServerCodecV2(newCodec(cfg.MaxRequestBytes)),
 		// Long-lived workers serve calls, instead of a new goroutine (and
@@ -150,7 +162,10 @@ func New(cfg Config) (*Server, error) {
 			// reached run to the server's cap instead of being cut.
 			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, addSaturating(cfg.MaxAnalysisTime, time.Second))}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		// A call's request must arrive within MaxCallDuration (idle.go).
+		grpc.InTapHandle(s.arrivals.tap),
 		grpc.ChainUnaryInterceptor(
+			s.arrivals.unary,
 			s.metrics.GRPC.UnaryServerInterceptor(),
 			logging.UnaryServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
@@ -158,22 +173,32 @@ func New(cfg Config) (*Server, error) {
 			s.callDeadline,
 		),
 		grpc.ChainStreamInterceptor(
+			s.arrivals.stream,
 			s.metrics.GRPC.StreamServerInterceptor(),
 			logging.StreamServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 			rejectRefusedStream,
 		),
-	)
-	if cfg.Rules {
-		damonev1.RegisterRulesServiceServer(s.grpc, NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).
-			WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping))
 	}
-	if cfg.Games {
-		damonev1.RegisterGameServiceServer(s.grpc, NewGameServer(s.games))
-	}
-	if cfg.Analysis {
-		damonev1.RegisterAnalysisServiceServer(s.grpc,
-			NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping))
+	s.grpc = grpc.NewServer(append(opts,
+		grpc.MaxConcurrentStreams(uint32(cmp.Or(cfg.MaxStreamsPerConnection, DefaultMaxStreamsPerConnection))))...)
+	s.gatewayGRPC = grpc.NewServer(opts...)
+	// One instance of each service for both servers: the analysis cap is
+	// the service's, for gRPC and REST together.
+	rules := NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).
+		WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping)
+	gameServer := NewGameServer(s.games)
+	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping)
+	for _, g := range []*grpc.Server{s.grpc, s.gatewayGRPC} {
+		if cfg.Rules {
+			damonev1.RegisterRulesServiceServer(g, rules)
+		}
+		if cfg.Games {
+			damonev1.RegisterGameServiceServer(g, gameServer)
+		}
+		if cfg.Analysis {
+			damonev1.RegisterAnalysisServiceServer(g, analysis)
+		}
 	}
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -227,7 +252,7 @@ func (s *Server) Addrs() (grpcAddr, httpAddr, metricsAddr string) {
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 4)
 	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
-	go func() { errc <- s.grpc.Serve(s.gatewayLis) }()
+	go func() { errc <- s.gatewayGRPC.Serve(s.gatewayLis) }()
 	go func() { errc <- s.httpSrv.Serve(s.httpLis) }()
 	go func() { errc <- s.metricsSrv.Serve(s.metricsLis) }()
 	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
@@ -301,6 +326,7 @@ func (s *Server) shutdown() {
 	s.setReady(false)
 	s.games.Drain()
 	close(s.stopping)
+	s.arrivals.stop()
 
 	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
 	defer cancel()
@@ -311,12 +337,19 @@ func (s *Server) shutdown() {
 		s.httpSrv.Close()
 	}
 	stopped := make(chan struct{})
-	go func() { s.grpc.GracefulStop(); close(stopped) }()
+	go func() {
+		var wg sync.WaitGroup
+		wg.Go(s.gatewayGRPC.GracefulStop)
+		s.grpc.GracefulStop()
+		wg.Wait()
+		close(stopped)
+	}()
 	select {
 	case <-stopped:
 	case <-drainCtx.Done():
 		s.log.Warn("grpc drain cut short: stopping in-flight calls")
 		s.grpc.Stop()
+		s.gatewayGRPC.Stop()
 		<-stopped
 	}
 	s.gatewayConn.Close()
