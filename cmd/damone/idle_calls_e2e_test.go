@@ -110,9 +110,10 @@ const idleCalls = 1000
 
 // TestIdleCallsEnd: 1,000 calls on one connection that never send end
 // with DEADLINE_EXCEEDED once --max-call-duration (2s here) has passed
-// since they opened, not before; the server's goroutines come back to
-// what they were; calls on other connections are served meanwhile; and
-// calls whose request came in time are not cut, however long they last.
+// since they opened, not before; so does a REST validateGames whose first
+// line never comes (504); the server's goroutines come back to what they
+// were; calls on other connections are served meanwhile; and calls whose
+// request came in time are not cut, however long they last.
 func TestIdleCallsEnd(t *testing.T) {
 	const bound = 2 * time.Second
 	s := svStart(t, "--max-call-duration", bound.String())
@@ -174,6 +175,23 @@ func TestIdleCallsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Over REST, a validateGames stream whose first line never comes.
+	restEnd := make(chan string, 1)
+	bodyR, bodyW := io.Pipe()
+	defer bodyW.Close()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url("/v1/rules:validateGames"), bodyR)
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			restEnd <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		restEnd <- fmt.Sprintf("HTTP %d %s", resp.StatusCode, bytes.TrimSpace(b))
+	}()
+
 	peak, held := waitGoroutines(t, s, 10*time.Second, func(n int) bool { return n >= base+idleCalls*9/10 })
 	t.Logf("server goroutines: %d before, %d with %d idle calls on one connection (%v to open them)",
 		base, peak, idleCalls, time.Since(opened).Round(time.Millisecond))
@@ -227,6 +245,16 @@ func TestIdleCallsEnd(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Errorf("a unary call whose request was never closed is still open")
 	}
+	select {
+	case got := <-restEnd:
+		// DEADLINE_EXCEEDED is code 4, HTTP 504 (docs/api.md, Error model).
+		if !strings.HasPrefix(got, "HTTP 504 ") || !strings.Contains(got, `"code":4`) {
+			t.Errorf("REST validateGames without a first line: %s; want HTTP 504 with code 4", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("REST validateGames without a first line is still open")
+	}
+	bodyW.Close()
 	after, back := waitGoroutines(t, s, 10*time.Second, func(n int) bool { return n <= base+10 })
 	t.Logf("server goroutines after the idle calls ended: %d (%d before)", after, base)
 	if !back {
