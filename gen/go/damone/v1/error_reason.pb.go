@@ -106,10 +106,11 @@ const (
 	// (AnalyzePosition calls at once), `analysis_time` (a move_time above
 	// the cap), `request_bytes` (a REST body above the size limit),
 	// `game_plies` (a ValidateGame game with more moves than the server's
-	// limit), `position_plies` (the same for a game whose every position is
-	// asked for); clients
-	// must accept other values); `maximum` (the limit's value). Retry later,
-	// or with a smaller request.
+	// limit, or a move in a stored game at that limit), `position_plies`
+	// (the same for a game whose every position is asked for),
+	// `engine_queue` (as many engine moves wait for a search as the server
+	// allows; clients must accept other values); `maximum` (the limit's
+	// value). Retry later, or with a smaller request.
 	ErrorReason_ERROR_REASON_LIMIT_EXCEEDED ErrorReason = 13
 	// OUT_OF_RANGE: WatchGameRequest.since_sequence is above the game's latest
 	// event sequence. Metadata: `last_event_sequence`.

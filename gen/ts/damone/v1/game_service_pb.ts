@@ -564,8 +564,10 @@ export const GameService: GenService<{
    * the service cannot show them again.
    *
    * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant;
-   * RESOURCE_EXHAUSTED (LIMIT_EXCEEDED, `limit` = `games`) when the service
-   * stores as many games as it may.
+   * RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) with `limit` = `engine_queue` for a
+   * game against the engine that moves first while as many engine moves
+   * wait as the server allows, then with `limit` = `games` when the
+   * service stores as many games as it may.
    *
    * HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
    * standard game).
@@ -635,7 +637,10 @@ export const GameService: GenService<{
    * ILLEGAL_MOVE (not a legal move here, e.g. cause OPPONENT_PIECE for the
    * other side's piece, as RulesService.ApplyMove answers; the message
    * says why and the metadata lists the legal moves) or AMBIGUOUS_MOVE (a
-   * short-form capture matches several legal moves).
+   * short-form capture matches several legal moves); RESOURCE_EXHAUSTED
+   * (LIMIT_EXCEEDED, `limit` = `engine_queue`) when the engine would answer
+   * the move and as many engine moves wait as the server allows (nothing
+   * is played; retry later).
    *
    * HTTP: `POST /v1/{name=games/*}:move`, the other fields as the JSON
    * body.
