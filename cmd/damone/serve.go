@@ -63,7 +63,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxReq := fs.Int("max-request-bytes", server.DefaultMaxRequestBytes, "largest request accepted, in bytes")
 	maxHeader := fs.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request metadata (gRPC) or header block (REST) accepted")
 	maxPerft := fs.Int("max-perft-depth", server.DefaultMaxPerftDepth, "deepest perft a call may ask for")
-	maxPlies := fs.Int("max-game-plies", server.DefaultMaxGamePlies, "most moves in one game given to ValidateGame / ValidateGames")
+	maxPlies := fs.Int("max-game-plies", server.DefaultMaxGamePlies, "most moves in one game: given to ValidateGame / ValidateGames, or played in a stored game")
 	maxPositionPlies := fs.Int("max-position-plies", server.DefaultMaxPositionPlies, "most moves in one game whose every position ValidateGame returns (include_positions)")
 	maxGames := fs.Int("max-games", games.DefaultLimits.MaxGames, "games the store may hold (0 = no limit)")
 	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")

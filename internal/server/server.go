@@ -67,7 +67,7 @@ type Config struct {
 	MaxRequestBytes                 int
 	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST); 0: DefaultMaxHeaderBytes
 	MaxPerftDepth                   int
-	MaxGamePlies                    int // moves of one game ValidateGame accepts
+	MaxGamePlies                    int // moves of one game: ValidateGame accepts, a stored game may have (unless Limits.MaxPlies)
 	MaxPositionPlies                int // moves of a game whose every position ValidateGame returns
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
@@ -131,7 +131,11 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = metrics.New(cfg.Store.Count)
 	s.stopping = make(chan struct{})
 	s.search = search.NewPool(cfg.SearchTableMB)
-	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), cfg.Limits,
+	// One bound on a game's length: what ValidateGame accepts is what a
+	// stored game may reach.
+	lim := cfg.Limits
+	lim.MaxPlies = cmp.Or(lim.MaxPlies, cfg.MaxGamePlies)
+	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), lim,
 		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
 		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses), games.WithEngineQueue(cfg.MaxEngineQueue))
 
