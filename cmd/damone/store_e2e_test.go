@@ -121,12 +121,29 @@ func TestStoreVerifyCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, path) || !strings.Contains(errOut, "in use") || !strings.Contains(errOut, "store backup --from") {
 		t.Errorf("verify of a store a server holds: exit %d, stdout %q, stderr %q; want 1, naming the file as in use and pointing at a hot backup", code, out, errOut)
 	}
+	out, errOut, code = storeCLI(t, "store", "backup", "--data-dir", dir, "--out", filepath.Join(t.TempDir(), "b.db"))
+	if code != 1 || !strings.Contains(errOut, "in use") {
+		t.Errorf("offline backup of a store a server holds: exit %d, %q %q; want 1, in use", code, out, errOut)
+	}
 	stopServer(t, s)
 
 	// One game, its creation and one move: 2 events.
 	out, errOut, code = storeCLI(t, "store", "verify", "--data-dir", dir)
 	if code != 0 || !strings.HasPrefix(out, path+": sound: schema damone-") || !strings.Contains(out, " 1 games, 2 events, 0 requests") {
 		t.Errorf("verify of a sound store: exit %d, stdout %q, stderr %q; want 0 and a summary of 1 game and 2 events", code, out, errOut)
+	}
+
+	before := fileHash(t, path)
+	offline := filepath.Join(t.TempDir(), "offline.db")
+	out, errOut, code = storeCLI(t, "store", "backup", "--data-dir", dir, "--out", offline)
+	if code != 0 || !strings.HasPrefix(out, offline+": backup of "+path+", verified: schema damone-") || !strings.Contains(out, " 1 games, 2 events") {
+		t.Errorf("offline backup: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if o, e, c := storeCLI(t, "store", "verify", "--file", offline); c != 0 || !strings.Contains(o, " 1 games, 2 events") {
+		t.Errorf("verify of the offline backup: exit %d, %q %q", c, o, e)
+	}
+	if fileHash(t, path) != before {
+		t.Error("verify or backup changed the store file")
 	}
 
 	whole, err := os.ReadFile(path)
