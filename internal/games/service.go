@@ -66,7 +66,8 @@ type Service struct {
 	stopBase      context.CancelFunc
 	mu            sync.Mutex
 	thinking      map[string]bool // engine moves queued or being chosen, by game and ply
-	createMu      sync.Mutex      // makes the max-games check and the create one step
+	createMu      sync.Mutex      // guards creating
+	creating      int             // creates past the max-games check, not yet finished
 }
 
 // Option configures a Service.
@@ -162,20 +163,11 @@ func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOppon
 		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
 	}
 	if s.limits.MaxGames > 0 {
-		// Count and create under one lock, so concurrent creates cannot
-		// both pass the check (within this process; replicas sharing a
-		// store may overshoot by at most one game each).
-		s.createMu.Lock()
-		defer s.createMu.Unlock()
-		n, err := s.store.Count(ctx)
+		done, err := s.reserveCreate(ctx)
 		if err != nil {
-			return nil, Tokens{}, storeError(err)
+			return nil, Tokens{}, err
 		}
-		if n >= s.limits.MaxGames {
-			return nil, Tokens{}, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "games",
-				Message:  fmt.Sprintf("the server holds its maximum of %d games (limit games)", s.limits.MaxGames),
-				Metadata: map[string]string{"limit": "games", "maximum": strconv.Itoa(s.limits.MaxGames)}}
-		}
+		defer done()
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -201,6 +193,32 @@ func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOppon
 		return nil, Tokens{}, storeError(err)
 	}
 	return g, Tokens{Red: red, Black: black}, nil
+}
+
+// reserveCreate passes the max-games check for one create, counting the
+// creates under way with the stored games, so concurrent creates cannot
+// both pass it (within this process; replicas sharing a store may
+// overshoot by at most one game each) and yet do not wait for each
+// other's writes: their writes can share a commit. done ends the
+// reservation once the create is stored or failed.
+func (s *Service) reserveCreate(ctx context.Context) (done func(), err error) {
+	s.createMu.Lock()
+	defer s.createMu.Unlock()
+	n, err := s.store.Count(ctx)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if n+s.creating >= s.limits.MaxGames {
+		return nil, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "games",
+			Message:  fmt.Sprintf("the server holds its maximum of %d games (limit games)", s.limits.MaxGames),
+			Metadata: map[string]string{"limit": "games", "maximum": strconv.Itoa(s.limits.MaxGames)}}
+	}
+	s.creating++
+	return func() {
+		s.createMu.Lock()
+		s.creating--
+		s.createMu.Unlock()
+	}, nil
 }
 
 func newToken() string {

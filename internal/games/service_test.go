@@ -1042,6 +1042,25 @@ func (s *countBarrierStore) Count(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// createBarrierStore records how many creates are inside Create at once,
+// waiting up to a second for a second one to join the first.
+type createBarrierStore struct {
+	*MemoryStore
+	inside, most atomic.Int32
+}
+
+func (s *createBarrierStore) Create(ctx context.Context, g *Game, events []Event) error {
+	n := s.inside.Add(1)
+	defer s.inside.Add(-1)
+	for s.most.Load() < n {
+		s.most.CompareAndSwap(s.most.Load(), n)
+	}
+	for deadline := time.Now().Add(time.Second); s.most.Load() < 2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return s.MemoryStore.Create(ctx, g, events)
+}
+
 func TestLimits(t *testing.T) {
 	ctx := context.Background()
 	t.Run("MaxGames", func(t *testing.T) {
@@ -1077,6 +1096,20 @@ func TestLimits(t *testing.T) {
 		n, _ := bst.MemoryStore.Count(ctx)
 		if ok.Load() != 1 || n != 1 {
 			t.Errorf("%d creates succeeded, the store holds %d games: want 1 with max-games 1", ok.Load(), n)
+		}
+	})
+	t.Run("MaxGames lets creates write at once", func(t *testing.T) {
+		// The check must not hold a lock across the store's write, or
+		// creates could never share a durable store's commit.
+		bst := &createBarrierStore{MemoryStore: NewMemoryStore()}
+		s := NewService(bst, Limits{MaxGames: 10})
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { create(t, s) })
+		}
+		wg.Wait()
+		if bst.most.Load() < 2 {
+			t.Errorf("at most %d create(s) were writing at once; want both", bst.most.Load())
 		}
 	})
 	t.Run("MaxWatchersPerGame", func(t *testing.T) {
