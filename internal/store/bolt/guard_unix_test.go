@@ -1,0 +1,47 @@
+//go:build unix
+
+package bolt
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// guard is the last defence of Verify: a panic, or a fault reading a
+// mapped file that shrank underneath (SIGBUS, fatal to the process
+// without it), becomes a *DamageError.
+func TestGuardTurnsPanicsAndFaultsIntoErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 1<<16), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := syscall.Mmap(int(f.Fd()), 0, 1<<16, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	var sink byte
+	for name, f := range map[string]func() error{
+		"fault": func() error { sink = m[1<<15]; return nil },
+		"panic": func() error { panic("assertion failed: Page expected to be: 67, but self identifies as 0") },
+	} {
+		err := guard(path, f)
+		var de *DamageError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "reading it failed") {
+			t.Errorf("%s: %v, want a *DamageError naming the file", name, err)
+		}
+	}
+	_ = sink
+}
