@@ -59,10 +59,11 @@ func damone(t *testing.T) *binary {
 // helpFlag matches one flag of `damone serve --help`: its name and type
 // line, then the description ending in "(default V, env DAMONE_X)", or
 // "(env DAMONE_X)" for a flag whose default is its type's zero value.
-var helpFlag = regexp.MustCompile(`(?m)^\s+--([a-z0-9-]+) (\w+)\n\s+.*\((?:default ("[^"]*"|[^,()]*), )?env (DAMONE_[A-Z0-9_]+)\)$`)
+var helpFlag = regexp.MustCompile(`(?m)^\s+--([a-z0-9-]+)(?: (\w+))?\n\s+.*\((?:default ("[^"]*"|[^,()]*), )?env (DAMONE_[A-Z0-9_]+)\)$`)
 
-// zeroValues are the defaults help leaves out, by flag type.
-var zeroValues = map[string]string{"string": "", "int": "0", "duration": "0s", "bool": "false"}
+// zeroValues are the defaults help leaves out, by flag type (a boolean
+// flag shows no type).
+var zeroValues = map[string]string{"string": "", "int": "0", "duration": "0s", "": "false"}
 
 func build() (*binary, error) {
 	dir, err := os.MkdirTemp("", "damone-k8s-test-")

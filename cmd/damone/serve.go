@@ -44,6 +44,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
 	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
+	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
@@ -185,7 +186,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	logger.Info("store", "kind", *storeKind)
 
 	srv, err := server.New(server.Config{
-		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr,
+		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
 		Rules:  rules, Games: gamesOn, Analysis: analysis,

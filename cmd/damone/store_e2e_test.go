@@ -107,7 +107,7 @@ func TestStoreVerifyCommand(t *testing.T) {
 	svSkip(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "damone.db")
-	s := svStart(t, "--store", "embedded", "--data-dir", dir)
+	s := svStart(t, "--store", "embedded", "--data-dir", dir, "--admin-backup")
 	ctx := svCtx(t)
 	created, err := s.games.CreateGame(ctx, &damonev1.CreateGameRequest{})
 	if err != nil {
@@ -201,7 +201,7 @@ func TestStoreVerifyCommand(t *testing.T) {
 func TestHotBackupUnderLoadRestores(t *testing.T) {
 	svSkip(t)
 	dir := t.TempDir()
-	s := svStart(t, "--store", "embedded", "--data-dir", dir)
+	s := svStart(t, "--store", "embedded", "--data-dir", dir, "--admin-backup")
 	ctx := svCtx(t)
 
 	var mu sync.Mutex
@@ -310,7 +310,7 @@ func TestHotBackupUnderLoadRestores(t *testing.T) {
 // do not serve it; a store without hot backups answers 501.
 func TestBackupOnlyOnMetricsPort(t *testing.T) {
 	svSkip(t)
-	s := svStart(t, "--store", "embedded", "--data-dir", t.TempDir())
+	s := svStart(t, "--store", "embedded", "--data-dir", t.TempDir(), "--admin-backup")
 	get := func(url string) (int, []byte, error) {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -331,7 +331,14 @@ func TestBackupOnlyOnMetricsPort(t *testing.T) {
 		}
 	}
 
-	m := svStart(t)
+	// Off unless asked for: whoever reaches the metrics port could read
+	// every game.
+	off := svStart(t, "--store", "embedded", "--data-dir", t.TempDir())
+	if code, body, err := get("http://" + off.metricsAddr + "/admin/backup"); err != nil || code != 404 || !strings.Contains(string(body), "--admin-backup") {
+		t.Errorf("without --admin-backup: %d %q %v; want 404 naming the flag", code, body, err)
+	}
+
+	m := svStart(t, "--admin-backup")
 	code, body, err = get("http://" + m.metricsAddr + "/admin/backup")
 	if err != nil || code != 501 || !strings.Contains(string(body), "only the embedded store") {
 		t.Errorf("memory store: %d %q %v; want 501 saying only the embedded store serves a backup", code, body, err)

@@ -61,6 +61,9 @@ const (
 // Config is what a Server needs; the serve command fills it from flags.
 type Config struct {
 	GRPCAddr, HTTPAddr, MetricsAddr string
+	// AdminBackup serves the embedded store's hot backup on the metrics
+	// address (BackupPath); off by default, as it hands out every game.
+	AdminBackup bool
 	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration                 time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
 	MaxStreamsPerConnection         int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
@@ -232,8 +235,16 @@ func New(cfg Config) (*Server, error) {
 		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
-	// Only here: the metrics port is the operators', never the public one.
-	metricsMux.Handle("GET "+BackupPath, backupHandler(cfg.Store, s.log))
+	// Only here: the metrics port is the operators', never the public one;
+	// and only when asked for, since whoever reaches the port can read
+	// every game.
+	if cfg.AdminBackup {
+		metricsMux.Handle("GET "+BackupPath, backupHandler(cfg.Store, s.log))
+	} else {
+		metricsMux.HandleFunc("GET "+BackupPath, func(w http.ResponseWriter, _ *http.Request) {
+			writePlain(w, http.StatusNotFound, "the hot backup is off: start damone serve with --admin-backup (docs/deploy.md, Backup and restore)")
+		})
+	}
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }
