@@ -63,15 +63,15 @@ type Config struct {
 	GRPCAddr, HTTPAddr, MetricsAddr string
 	// AdminBackup serves the embedded store's hot backup on the metrics
 	// address (BackupPath); off by default, as it hands out every game.
-	AdminBackup bool
-	DrainTimeout                    time.Duration // bound on finishing in-flight calls at shutdown
-	MaxCallDuration                 time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
-	MaxStreamsPerConnection         int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
-	MaxRequestBytes                 int
-	MaxHeaderBytes                  int // request metadata (gRPC) or header block (REST); 0: DefaultMaxHeaderBytes
-	MaxPerftDepth                   int
-	MaxGamePlies                    int // moves of one game: ValidateGame accepts, a stored game may have (unless Limits.MaxPlies)
-	MaxPositionPlies                int // moves of a game whose every position ValidateGame returns
+	AdminBackup             bool
+	DrainTimeout            time.Duration // bound on finishing in-flight calls at shutdown
+	MaxCallDuration         time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
+	MaxStreamsPerConnection int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
+	MaxRequestBytes         int
+	MaxHeaderBytes          int // request metadata (gRPC) or header block (REST); 0: DefaultMaxHeaderBytes
+	MaxPerftDepth           int
+	MaxGamePlies            int // moves of one game: ValidateGame accepts, a stored game may have (unless Limits.MaxPlies)
+	MaxPositionPlies        int // moves of a game whose every position ValidateGame returns
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
 	// games need one store shared by every replica that serves them, and
