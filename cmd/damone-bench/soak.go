@@ -92,7 +92,8 @@ free loopback ports under mixed load over gRPC and REST: games created and
 played with request ids, watchers joining and leaving, analyses, and bad
 requests that must be refused as documented. At the end of every
 interval it kills the server (SIGKILL), restarts it on the same data and
-ports, and checks that every acknowledged game and move is there. It
+ports, and, with the load paused, checks that every acknowledged game and
+move is there (GetGame; watchers check every move event as it comes). It
 reports per interval the server's resident memory, goroutines, open files
 and p99 latency, and fails if any of them trends upward after the
 warm-up (docs/BENCHMARKS.md, Soak), if an acknowledged move is lost, or
@@ -207,11 +208,13 @@ type soakInterval struct {
 	RSS          float64   `json:"rss_bytes"`
 	RSSAnon      float64   `json:"rss_anon_bytes"`
 	RSSFile      float64   `json:"rss_file_bytes"`
+	HeapInuse    float64   `json:"heap_inuse_bytes"` // go_memstats_heap_inuse_bytes: to tell the Go heap from the rest of RSS
 	Goroutines   float64   `json:"goroutines"`
 	OpenFiles    float64   `json:"open_files"`
 	Samples      int       `json:"samples"`
 	RestartMs    float64   `json:"restart_ms"` // from SIGKILL to ready again
 	KillMs       float64   `json:"kill_ms"`    // of which from SIGKILL to the process reaped
+	CheckMs      float64   `json:"check_ms"`   // then the check of every acknowledged game and move
 	GamesChecked int       `json:"games_checked"`
 	MovesChecked int       `json:"moves_checked"`
 	samples      []sample  // the process's samples, in order
@@ -224,6 +227,7 @@ type soakInterval struct {
 type sample struct {
 	at                   time.Duration // since the interval began
 	rss, anon, file      float64
+	heap                 float64
 	goroutines, openFile float64
 }
 
@@ -240,6 +244,10 @@ type soakRun struct {
 	outages outages
 
 	cur atomic.Pointer[soakInterval]
+	// pause is held for reading by every call of the load (not by a
+	// watch stream once open), and for writing by the check after a
+	// restart.
+	pause sync.RWMutex
 
 	failMu     sync.Mutex
 	unexpected []string
@@ -316,19 +324,26 @@ func soak(ctx context.Context, cfg soakConfig, progress io.Writer) (rep *soakRep
 			return nil, fmt.Errorf("restart %d: %w", i, err)
 		}
 		ready := time.Now()
-		r.outages.end(ready)
-		iv.RestartMs = float64(ready.Sub(t0).Microseconds()) / 1000
-		iv.KillMs = float64(killed.Sub(t0).Microseconds()) / 1000
-		next := &soakInterval{Index: i + 1, Warmup: i+1 <= cfg.warmupIntervals, PID: r.srv.pid(), begun: ready}
+		// The check runs with the load paused (calls under way finish
+		// first), so its GetGame calls, more at every restart, are not
+		// in any interval's latency.
+		r.pause.Lock()
+		iv.GamesChecked, iv.MovesChecked = r.verify(ctx)
+		checked := time.Now()
+		next := &soakInterval{Index: i + 1, Warmup: i+1 <= cfg.warmupIntervals, PID: r.srv.pid(), begun: checked}
 		if i < n {
 			r.cur.Store(next)
 		}
-		iv.GamesChecked, iv.MovesChecked = r.verify(ctx)
+		r.outages.end(checked)
+		r.pause.Unlock()
+		iv.KillMs = float64(killed.Sub(t0).Microseconds()) / 1000
+		iv.RestartMs = float64(ready.Sub(t0).Microseconds()) / 1000
+		iv.CheckMs = float64(checked.Sub(ready).Microseconds()) / 1000
 		r.summarize(iv)
-		fmt.Fprintf(progress, "damone-bench soak: interval %d/%d: %d calls, p99 %.1fms, RSS %.1f MiB, %0.f goroutines, %0.f open files; killed in %.0fms, ready again after %.0fms (pid %d); %d games and %d moves checked\n",
-			i, n, iv.Calls, iv.P99ms, iv.RSS/(1<<20), iv.Goroutines, iv.OpenFiles, iv.KillMs, iv.RestartMs, r.srv.pid(), iv.GamesChecked, iv.MovesChecked)
+		fmt.Fprintf(progress, "damone-bench soak: interval %d/%d: %d calls, p99 %.1fms, RSS %.1f MiB, %0.f goroutines, %0.f open files; killed in %.0fms, ready again after %.0fms (pid %d); %d games and %d moves checked in %.0fms\n",
+			i, n, iv.Calls, iv.P99ms, iv.RSS/(1<<20), iv.Goroutines, iv.OpenFiles, iv.KillMs, iv.RestartMs, r.srv.pid(), iv.GamesChecked, iv.MovesChecked, iv.CheckMs)
 		rep.Intervals = append(rep.Intervals, iv)
-		iv, ivStart = next, ready
+		iv, ivStart = next, checked
 	}
 	stopLoad()
 	wg.Wait()
@@ -469,6 +484,7 @@ func (r *soakRun) summarize(iv *soakInterval) {
 	iv.RSS = med(func(s sample) float64 { return s.rss })
 	iv.RSSAnon = med(func(s sample) float64 { return s.anon })
 	iv.RSSFile = med(func(s sample) float64 { return s.file })
+	iv.HeapInuse = med(func(s sample) float64 { return s.heap })
 	iv.Goroutines = med(func(s sample) float64 { return s.goroutines })
 	iv.OpenFiles = med(func(s sample) float64 { return s.openFile })
 }
@@ -497,13 +513,13 @@ func (r *soakRun) sampler(ctx context.Context) {
 		}
 		mem, err1 := readProcMem(iv.PID)
 		fds, err2 := openFiles(iv.PID)
-		g, err3 := scrapeGauges(ctx, client, r.srv.metricsAddr, "go_goroutines")
+		g, err3 := scrapeGauges(ctx, client, r.srv.metricsAddr, "go_goroutines", "go_memstats_heap_inuse_bytes")
 		if errors.Join(err1, err2, err3) != nil || r.outages.active() {
 			continue // killed meanwhile
 		}
 		iv.mu.Lock()
 		iv.samples = append(iv.samples, sample{at: time.Since(iv.begun), rss: float64(mem.RSS), anon: float64(mem.Anon), file: float64(mem.File),
-			goroutines: g["go_goroutines"], openFile: float64(fds)})
+			heap: g["go_memstats_heap_inuse_bytes"], goroutines: g["go_goroutines"], openFile: float64(fds)})
 		iv.mu.Unlock()
 	}
 }
@@ -800,7 +816,9 @@ func (r *soakRun) paced(ctx context.Context, rate float64, f func(ctx context.Co
 		if ctx.Err() != nil {
 			return
 		}
+		r.pause.RLock()
 		f(ctx, i)
+		r.pause.RUnlock()
 		next = notBefore(next.Add(period), time.Now())
 	}
 }
@@ -834,7 +852,9 @@ func (r *soakRun) mover(ctx context.Context, p *player, period time.Duration) {
 			if p.game != nil {
 				r.ledger.finished(p.name)
 			}
+			r.pause.RLock()
 			_, t0, t1, err := call(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, p.newGame(ctx) })
+			r.pause.RUnlock()
 			if ctx.Err() != nil {
 				return
 			}
@@ -854,7 +874,9 @@ func (r *soakRun) mover(ctx context.Context, p *player, period time.Duration) {
 		ply := p.game.Ply() + 1
 		id := fmt.Sprintf("soak-%d", ply)
 		for {
+			r.pause.RLock()
 			_, t0, t1, err := call(ctx, func(ctx context.Context) (*damonev1.MakeMoveResponse, error) { return p.send(ctx, m, id) })
+			r.pause.RUnlock()
 			if ctx.Err() != nil {
 				return
 			}
@@ -905,7 +927,9 @@ func (r *soakRun) watchSession(sctx, ctx context.Context, name string) {
 	var since int64
 	for sctx.Err() == nil {
 		t0 := time.Now()
+		r.pause.RLock()
 		stream, err := r.games.WatchGame(sctx, &damonev1.WatchGameRequest{Name: name, SinceSequence: since})
+		r.pause.RUnlock()
 		if err == nil {
 			for {
 				var ev *damonev1.GameEvent
@@ -1123,18 +1147,19 @@ func (b *badRequests) rest(ctx context.Context, method, path, body string, want 
 func (rep *soakReport) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "damone-bench soak: server %s (embedded store), killed (SIGKILL) and restarted every %s, first %d interval(s) warm-up; load: %s\n",
 		rep.Server, rep.KillEvery, rep.WarmupIntervals, rep.Load)
-	fmt.Fprintln(w, "per interval: p99 of the unary calls that met no restart; RSS, goroutines (go_goroutines) and open files (/proc/PID/fd): median of the samples in the interval's second half")
+	fmt.Fprintln(w, "per interval (from the end of a restart's check to the next kill): p99 of the unary calls that met no restart; RSS (and its anonymous and file parts, /proc/PID/status), Go heap in use, goroutines (go_goroutines) and open files (/proc/PID/fd): median of the samples in the interval's second half")
+	fmt.Fprintln(w, "after each restart the load pauses while every acknowledged game and move is checked with GetGame")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "interval\tpid\tseconds\tcalls\tmoves\trestart errors\tother errors\tp99\tmove p99\tRSS\tanon\tfile\tgoroutines\topen files\trestart\tgames checked\tmoves checked\t\t")
+	fmt.Fprintln(tw, "interval\tpid\tseconds\tcalls\tmoves\trestart errors\tother errors\tp99\tmove p99\tRSS\tanon\tfile\theap\tgoroutines\topen files\trestart\tgames checked\tmoves checked\tcheck\t\t")
 	for _, iv := range rep.Intervals {
 		note := ""
 		if iv.Warmup {
 			note = "warm-up"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.2fms\t%.2fms\t%.1f MiB\t%.1f MiB\t%.1f MiB\t%.0f\t%.0f\t%.0fms\t%d\t%d\t\t%s\n",
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.2fms\t%.2fms\t%.1f MiB\t%.1f MiB\t%.1f MiB\t%.1f MiB\t%.0f\t%.0f\t%.0fms\t%d\t%d\t%.0fms\t\t%s\n",
 			iv.Index, iv.PID, iv.Seconds, iv.Calls, iv.Moves, iv.Expected, iv.Unexpected, iv.P99ms, iv.MoveP99ms,
-			iv.RSS/(1<<20), iv.RSSAnon/(1<<20), iv.RSSFile/(1<<20), iv.Goroutines, iv.OpenFiles, iv.RestartMs, iv.GamesChecked, iv.MovesChecked, note)
+			iv.RSS/(1<<20), iv.RSSAnon/(1<<20), iv.RSSFile/(1<<20), iv.HeapInuse/(1<<20), iv.Goroutines, iv.OpenFiles, iv.RestartMs, iv.GamesChecked, iv.MovesChecked, iv.CheckMs, note)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
