@@ -67,6 +67,7 @@ const reconnectGrace = time.Second
 
 type soakConfig struct {
 	serverBin       string
+	store           string
 	duration        time.Duration
 	killEvery       time.Duration
 	sampleEvery     time.Duration
@@ -97,6 +98,7 @@ warm-up (docs/BENCHMARKS.md, Soak), if an acknowledged move is lost, or
 if a call fails other than by the restarts.`)
 	var cfg soakConfig
 	fs.StringVar(&cfg.serverBin, "server-bin", "", "the damone binary to run (default: damone next to damone-bench, else on PATH)")
+	fs.StringVar(&cfg.store, "store", "embedded", "the server's store: embedded, or memory, which loses every game at a kill (the soak must then fail: a check of the check)")
 	fs.DurationVar(&cfg.duration, "duration", 10*time.Minute, "length of the run: intervals of --kill-every, rounded up")
 	fs.DurationVar(&cfg.killEvery, "kill-every", time.Minute, "interval: the server is killed and restarted at the end of each")
 	fs.DurationVar(&cfg.sampleEvery, "sample-every", time.Second, "how often the server's memory, goroutines and open files are read")
@@ -126,6 +128,8 @@ if a call fails other than by the restarts.`)
 	case cfg.duration <= 0 || intervals-cfg.warmupIntervals < minTrendPoints:
 		return usagef("--duration %v: %d interval(s) of --kill-every %v; a trend needs %d after the %d of --warmup-intervals",
 			cfg.duration, intervals, cfg.killEvery, minTrendPoints, cfg.warmupIntervals)
+	case cfg.store != "embedded" && cfg.store != "memory":
+		return usagef("--store %q: want embedded or memory", cfg.store)
 	case cfg.movers < 1:
 		return usagef("--movers %d: must be 1 or more", cfg.movers)
 	case cfg.moveRate <= 0:
@@ -170,6 +174,7 @@ func soakIntervals(d, every time.Duration) int {
 // soakReport is what damone-bench soak prints (as JSON with --json).
 type soakReport struct {
 	Server          string          `json:"server"`
+	Store           string          `json:"store"`
 	DataDir         string          `json:"data_dir"`
 	KillEvery       string          `json:"kill_every"`
 	WarmupIntervals int             `json:"warmup_intervals"`
@@ -261,7 +266,7 @@ func soak(ctx context.Context, cfg soakConfig, progress io.Writer) (rep *soakRep
 	}
 	r := &soakRun{cfg: cfg, http: &http.Client{Timeout: callTimeout}}
 	r.ledger.games = map[string]*gameLedger{}
-	rep = &soakReport{Server: cfg.serverBin, DataDir: filepath.Join(dir, "data"), KillEvery: cfg.killEvery.String(), WarmupIntervals: cfg.warmupIntervals,
+	rep = &soakReport{Server: cfg.serverBin, Store: cfg.store, DataDir: filepath.Join(dir, "data"), KillEvery: cfg.killEvery.String(), WarmupIntervals: cfg.warmupIntervals,
 		Load: fmt.Sprintf("%d movers at %.0f moves/s in all, %d watchers, %.1f creates/s, %.1f analyses/s, %.0f bad requests/s",
 			cfg.movers, cfg.moveRate, cfg.watchers, cfg.createRate, cfg.analysisRate, cfg.badRate)}
 	defer func() {
@@ -271,7 +276,7 @@ func soak(ctx context.Context, cfg soakConfig, progress io.Writer) (rep *soakRep
 		}
 		os.RemoveAll(dir)
 	}()
-	r.srv, err = newServerProc(cfg.serverBin, filepath.Join(dir, "serve.log"), "--store", "embedded", "--data-dir", rep.DataDir)
+	r.srv, err = newServerProc(cfg.serverBin, filepath.Join(dir, "serve.log"), "--store", cfg.store, "--data-dir", rep.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -698,8 +703,8 @@ func (r *soakRun) verify(ctx context.Context) (games, moves int) {
 }
 
 func (rep *soakReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "damone-bench soak: server %s (embedded store), killed (SIGKILL) and restarted every %s, first %d interval(s) warm-up; load: %s\n",
-		rep.Server, rep.KillEvery, rep.WarmupIntervals, rep.Load)
+	fmt.Fprintf(w, "damone-bench soak: server %s (%s store), killed (SIGKILL) and restarted every %s, first %d interval(s) warm-up; load: %s\n",
+		rep.Server, rep.Store, rep.KillEvery, rep.WarmupIntervals, rep.Load)
 	fmt.Fprintln(w, "per interval (from the end of a restart's check to the next kill): p99 of the unary calls that met no restart; RSS (and its anonymous and file parts, /proc/PID/status), Go heap in use, goroutines (go_goroutines) and open files (/proc/PID/fd): median of the samples in the interval's second half")
 	fmt.Fprintln(w, "after each restart the load pauses while every acknowledged game and move is checked with GetGame")
 	fmt.Fprintln(w)

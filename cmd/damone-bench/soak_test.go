@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"net"
 	"os"
@@ -266,6 +267,7 @@ func TestSoakAndMovesBadFlags(t *testing.T) {
 		{[]string{"soak", "--duration", "30s", "--kill-every", "10s"}, "--duration 30s: 3 interval(s) of --kill-every 10s; a trend needs 3 after the 1 of --warmup-intervals"},
 		{[]string{"soak", "--kill-every", "3s"}, "--kill-every 3s: must be at least 4 samples"},
 		{[]string{"soak", "--move-rate", "0"}, "--move-rate 0: must be above 0"},
+		{[]string{"soak", "--store", "postgres"}, `--store "postgres": want embedded or memory`},
 		{[]string{"soak", "--server-bin", "/nonexistent/damone"}, "--server-bin: stat /nonexistent/damone"},
 		{[]string{"moves", "--stores", "memory,postgres"}, "--stores postgres needs --postgres-dsn"},
 		{[]string{"moves", "--stores", "disk"}, `--stores: unknown name "disk"`},
@@ -276,5 +278,27 @@ func TestSoakAndMovesBadFlags(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// The soak's check can fail: against the memory store, which loses every
+// game at a kill, it reports the games lost and fails.
+func TestSoakFailsWhenTheStoreForgets(t *testing.T) {
+	needServer(t)
+	t.Setenv("TMPDIR", t.TempDir()) // the soak keeps its directory when it fails
+	out, errOut, code := runCLI("soak", "--server-bin", serverBin, "--store", "memory", "--json",
+		"--duration", "8s", "--kill-every", "2s", "--sample-every", "500ms")
+	if code != 1 || !strings.Contains(errOut, "soak failed") {
+		t.Fatalf("exit %d, stderr %s; want exit 1 and the soak failed", code, errOut)
+	}
+	var rep soakReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Lost) == 0 || !strings.Contains(strings.Join(rep.Lost, "\n"), "acknowledged by CreateGame, not found") {
+		t.Errorf("lost %q, want games not found", rep.Lost)
+	}
+	if len(rep.Intervals) != 4 || rep.Store != "memory" {
+		t.Errorf("%d intervals on %q, want 4 on memory", len(rep.Intervals), rep.Store)
 	}
 }
