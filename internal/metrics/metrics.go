@@ -38,7 +38,16 @@ type Metrics struct {
 	engineMove  prometheus.Histogram
 	engineWait  prometheus.Histogram
 	engineQueue prometheus.Gauge
+
+	requestTimeouts map[string]prometheus.Counter // by transport
 }
+
+// Transports of damone_request_arrival_timeouts_total: gRPC calls, and
+// REST calls (their bodies, and a validateGames body's first line).
+const (
+	TransportGRPC = "grpc"
+	TransportREST = "rest"
+)
 
 // Operations of damone_movegen_total and damone_movegen_duration_seconds:
 // the RulesService calls, and make_move, a move played in a game
@@ -121,7 +130,17 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 	m.engineQueue = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "damone_engine_moves_queued", Help: "Engine moves in games waiting for a search slot now (at most --max-engine-queue, besides moves found waiting after a restart).",
 	})
-	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove, m.engineWait, m.engineQueue)
+	requestTimeouts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "damone_request_arrival_timeouts_total",
+		Help: "Calls ended because their request did not arrive within --max-call-duration of their start (or by a shutdown's grace), by transport: grpc (a call's request, a stream's first message) or rest (a request's whole body, a validateGames body's first line).",
+	}, []string{"transport"})
+	reg.MustRegister(m.analyses, m.searchNodes, m.engineMove, m.engineWait, m.engineQueue, requestTimeouts)
+	// Both series exist from the start, so a rate over them is never
+	// missing before the first timeout.
+	m.requestTimeouts = map[string]prometheus.Counter{}
+	for _, tr := range []string{TransportGRPC, TransportREST} {
+		m.requestTimeouts[tr] = requestTimeouts.WithLabelValues(tr)
+	}
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
 	m.movegenCalls = make(map[string]prometheus.Counter, len(operations))
@@ -202,6 +221,15 @@ func (m *Metrics) EngineWaited(d time.Duration) { m.engineWait.Observe(d.Seconds
 
 // EngineQueueLength sets the gauge of engine moves waiting for a slot.
 func (m *Metrics) EngineQueueLength(n int) { m.engineQueue.Set(float64(n)) }
+
+// RequestTimedOut counts a call of the transport (TransportGRPC or
+// TransportREST) ended because its request did not arrive in time; other
+// transports are ignored.
+func (m *Metrics) RequestTimedOut(transport string) {
+	if c, ok := m.requestTimeouts[transport]; ok {
+		c.Inc()
+	}
+}
 
 // Handler serves the registry, OpenMetrics included.
 func (m *Metrics) Handler() http.Handler {

@@ -123,3 +123,39 @@ func TestEngineQueueMetrics(t *testing.T) {
 		t.Errorf("the registry lacks the wait histogram (%v) or the queue gauge (%v)", hist, gauge)
 	}
 }
+
+// TestRequestTimeouts: damone_request_arrival_timeouts_total has its two
+// series at 0 before any timeout, counts each transport on its own, and
+// ignores an unknown transport.
+func TestRequestTimeouts(t *testing.T) {
+	m := New(func(context.Context) (int, error) { return 0, nil })
+	value := func(transport string) float64 {
+		t.Helper()
+		fams, err := m.Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() != "damone_request_arrival_timeouts_total" {
+				continue
+			}
+			for _, s := range f.GetMetric() {
+				if l := s.GetLabel(); len(l) == 1 && l[0].GetName() == "transport" && l[0].GetValue() == transport {
+					return s.GetCounter().GetValue()
+				}
+			}
+		}
+		return -1
+	}
+	if g, r := value(TransportGRPC), value(TransportREST); g != 0 || r != 0 {
+		t.Fatalf("before any timeout: grpc %v, rest %v; want both series at 0", g, r)
+	}
+	for range 3 {
+		m.RequestTimedOut(TransportGRPC)
+	}
+	m.RequestTimedOut(TransportREST)
+	m.RequestTimedOut("smtp")
+	if g, r, o := value(TransportGRPC), value(TransportREST), value("smtp"); g != 3 || r != 1 || o != -1 {
+		t.Errorf("after 3 gRPC, 1 REST and 1 unknown: grpc %v, rest %v, smtp %v; want 3, 1 and no series", g, r, o)
+	}
+}

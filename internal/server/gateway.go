@@ -28,8 +28,11 @@ import (
 // newGateway returns the REST/JSON gateway: it calls the gRPC server over
 // a client connection, so interceptors (logs, metrics, limits) apply to
 // REST calls too and WatchGame streams as newline-delimited JSON, one
-// flushed line per event.
-func newGateway(lis *bufconn.Listener, maxRequestBytes int) (http.Handler, *grpc.ClientConn, error) {
+// flushed line per event. Its requests come through bs.guard
+// (gateway_body.go), which reads their bodies, limited to
+// maxRequestBytes, and answers those it cannot read with the gateway's
+// error model.
+func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies) (http.Handler, *grpc.ClientConn, error) {
 	conn, err := gatewayClient(lis)
 	if err != nil {
 		return nil, nil, err
@@ -73,17 +76,26 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int) (http.Handler, *grpc
 	// ValidateGames' body is a stream of requests: limited a line at a
 	// time, not as a whole.
 	stream := newNDJSONStream(conn, mux, maxRequestBytes)
-	limited := withMaxBytes(mux, int64(maxRequestBytes))
+	bs.answer = func(w http.ResponseWriter, r *http.Request, err error) {
+		_, out := runtime.MarshalerForRequest(mux, r)
+		errorHandler(r.Context(), mux, out, w, r, err)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == validateGamesPath && r.Method == http.MethodPost {
-			stream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), maxBytesKey{}, int64(maxRequestBytes))))
+		if isNDJSONStream(r) {
+			stream.ServeHTTP(w, r)
 			return
 		}
 		if isServerStream(r) {
 			w = &streamRefusal{ResponseWriter: w}
 		}
-		limited.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 	}), conn, nil
+}
+
+// isNDJSONStream reports whether r is for ValidateGames, whose body is a
+// stream of requests (gateway_ndjson.go).
+func isNDJSONStream(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == validateGamesPath
 }
 
 // isServerStream reports whether r is for a server-streaming route
@@ -277,32 +289,11 @@ type maxBytesKey struct{}
 
 type bodyKey struct{}
 
-// withMaxBytes limits request bodies to limit bytes and tells the error
-// handler the limit, and keeps a copy of what the gateway reads of the
-// body, so that a decode error can name the field at its place.
-func withMaxBytes(h http.Handler, limit int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), maxBytesKey{}, limit)
-		body := http.MaxBytesReader(w, r.Body, limit)
-		if r.Method == http.MethodPost {
-			kept := bodyPool.Get().(*bytes.Buffer)
-			kept.Reset()
-			defer bodyPool.Put(kept)
-			ctx = context.WithValue(ctx, bodyKey{}, kept)
-			r.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.TeeReader(body, kept), body}
-		} else {
-			r.Body = body
-		}
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
+// bodyPool holds the buffers request bodies are read into (withBodies),
+// kept so that a decode error can name the field at its place.
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// readBody returns what the gateway read of the request body, if kept.
+// readBody returns the request body, if kept.
 func readBody(ctx context.Context) *bytes.Buffer {
 	b, _ := ctx.Value(bodyKey{}).(*bytes.Buffer)
 	return b

@@ -41,6 +41,9 @@ var errNoRequest = errors.New("the call's request did not arrive within --max-ca
 // arrivals tracks the streams whose request has not arrived.
 type arrivals struct {
 	bound time.Duration
+	// timedOut, if set, is called once for each call ended because its
+	// request did not arrive (metrics); it must not block.
+	timedOut func()
 
 	mu       sync.Mutex
 	waiting  arrival       // sentinel of the list of waiting streams, oldest first
@@ -147,6 +150,9 @@ func (as *arrivals) sweep() {
 		as.mu.Unlock()
 		if wait <= 0 {
 			a.cancel(errNoRequest)
+			if as.timedOut != nil {
+				as.timedOut()
+			}
 			continue
 		}
 		t.Reset(wait)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,6 +111,11 @@ type Server struct {
 	stopping chan struct{} // closed at shutdown: ends analyses
 	search   *search.Pool
 	arrivals *arrivals // calls waiting for their request
+	// restArrivals is arrivals for the gateway's server, whose only calls
+	// that can wait for a request are REST validateGames streams; bodies
+	// bounds the arrival of every other REST call's body.
+	restArrivals *arrivals
+	bodies       *bodies
 
 	grpcLis, httpLis, metricsLis net.Listener
 	httpSrv, metricsSrv          *http.Server
@@ -121,7 +127,8 @@ type Server struct {
 	// gatewayGRPC serves the gateway's connection: the same services and
 	// interceptors as grpc, without the bound on streams per connection,
 	// which on this one connection would cap every REST call and watcher
-	// together (REST has the HTTP server's own bounds).
+	// together (REST has the HTTP server's own bounds), and without the
+	// maximum connection age, which would cut REST watches.
 	gatewayGRPC *grpc.Server
 }
 
@@ -132,6 +139,10 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxCallDuration = cmp.Or(cfg.MaxCallDuration, DefaultMaxCallDuration)
 	s := &Server{cfg: cfg, log: cfg.Logger, arrivals: newArrivals(cfg.MaxCallDuration)}
 	s.metrics = metrics.New(cfg.Store.Count)
+	s.arrivals.timedOut = func() { s.metrics.RequestTimedOut(metrics.TransportGRPC) }
+	s.restArrivals = newArrivals(cfg.MaxCallDuration)
+	s.restArrivals.timedOut = func() { s.metrics.RequestTimedOut(metrics.TransportREST) }
+	s.bodies = newBodies(cfg.MaxCallDuration, cfg.MaxRequestBytes, s.restArrivals.timedOut)
 	s.stopping = make(chan struct{})
 	s.search = search.NewPool(cfg.SearchTableMB)
 	// One bound on a game's length: what ValidateGame accepts is what a
@@ -164,13 +175,7 @@ func New(cfg Config) (*Server, error) {
 		// stack growth) per call; grpc-go still starts a goroutine when
 		// all workers are busy, e.g. with watch streams.
 		grpc.NumStreamWorkers(uint32(runtime.NumCPU())),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second,
-			// The grace lets an analysis started just before the age is
-			// reached run to the server's cap instead of being cut.
-			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, addSaturating(cfg.MaxAnalysisTime, time.Second))}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		// A call's request must arrive within MaxCallDuration (idle.go).
-		grpc.InTapHandle(s.arrivals.tap),
 		grpc.ChainUnaryInterceptor(
 			s.arrivals.unary,
 			s.metrics.GRPC.UnaryServerInterceptor(),
@@ -187,9 +192,21 @@ func New(cfg Config) (*Server, error) {
 			rejectRefusedStream,
 		),
 	}
-	s.grpc = grpc.NewServer(append(opts,
-		grpc.MaxConcurrentStreams(uint32(cmp.Or(cfg.MaxStreamsPerConnection, DefaultMaxStreamsPerConnection))))...)
-	s.gatewayGRPC = grpc.NewServer(opts...)
+	keep := keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}
+	s.grpc = grpc.NewServer(slices.Concat(opts, []grpc.ServerOption{
+		// A call's request must arrive within MaxCallDuration (idle.go).
+		grpc.InTapHandle(s.arrivals.tap),
+		grpc.MaxConcurrentStreams(uint32(cmp.Or(cfg.MaxStreamsPerConnection, DefaultMaxStreamsPerConnection))),
+		// The grace lets an analysis started just before the age is
+		// reached run to the server's cap instead of being cut.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keep.Time, Timeout: keep.Timeout,
+			MaxConnectionAge: cfg.MaxConnectionAge, MaxConnectionAgeGrace: max(cfg.DrainTimeout, addSaturating(cfg.MaxAnalysisTime, time.Second))}),
+	})...)
+	// No connection age for the gateway's one in-process connection: the
+	// age is for balancing external clients, and here it would only cut
+	// REST watches and analyses after its grace.
+	s.gatewayGRPC = grpc.NewServer(slices.Concat(opts, []grpc.ServerOption{
+		grpc.InTapHandle(s.restArrivals.tap), grpc.KeepaliveParams(keep)})...)
 	// One instance of each service for both servers: the analysis cap is
 	// the service's, for gRPC and REST together.
 	rules := NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).
@@ -213,7 +230,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
 	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
-	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes)
+	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies)
 	if err != nil {
 		s.closeListeners()
 		return nil, err
@@ -231,7 +248,9 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	// Every request's body must arrive within MaxCallDuration
+	// (gateway_body.go).
+	s.httpSrv = &http.Server{Handler: s.bodies.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
@@ -342,6 +361,8 @@ func (s *Server) shutdown() {
 	s.games.Drain()
 	close(s.stopping)
 	s.arrivals.stop()
+	s.restArrivals.stop()
+	s.bodies.stop()
 
 	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
 	defer cancel()
