@@ -66,6 +66,7 @@ type Service struct {
 	stopBase      context.CancelFunc
 	mu            sync.Mutex
 	thinking      map[string]bool // engine moves queued or being chosen, by game and ply
+	moves         *moveCache      // known moves of recent games (movecache.go)
 	createMu      sync.Mutex      // guards creating
 	creating      int             // creates past the max-games check, not yet finished
 }
@@ -97,6 +98,7 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 		draining: make(chan struct{}),
 		log:      slog.New(slog.DiscardHandler),
 		thinking: map[string]bool{},
+		moves:    newMoveCache(),
 	}
 	s.base, s.stopBase = context.WithCancel(context.Background())
 	for _, o := range opts {
@@ -260,9 +262,14 @@ func (s *Service) WithMoves(ctx context.Context, g *Game) error {
 	if g.HasMoves() {
 		return nil
 	}
-	moves := make([]PlayedMove, 0, g.Ply())
-	for after := int64(0); len(moves) < g.Ply(); {
-		events, err := s.store.Events(ctx, g.ID, after, movesPage)
+	known := s.moves.get(g.ID)
+	if len(known.moves) >= g.Ply() {
+		g.Moves = known.moves[:g.Ply():g.Ply()]
+		return nil
+	}
+	moves, seq := known.moves, known.seq
+	for len(moves) < g.Ply() {
+		events, err := s.store.Events(ctx, g.ID, seq, movesPage)
 		if err != nil {
 			return storeError(err)
 		}
@@ -270,16 +277,24 @@ func (s *Service) WithMoves(ctx context.Context, g *Game) error {
 			return fmt.Errorf("game %s: its event log has %d of its %d moves", g.ID, len(moves), g.Ply())
 		}
 		for i := range events {
-			if e := &events[i]; e.Kind == EventMovePlayed && e.Ply <= g.Ply() {
-				if e.Ply != len(moves)+1 {
-					return fmt.Errorf("game %s: event %d is ply %d, after %d moves", g.ID, e.Sequence, e.Ply, len(moves))
-				}
-				moves = append(moves, e.Move)
+			e := &events[i]
+			if e.Kind != EventMovePlayed {
+				continue
+			}
+			if e.Ply != len(moves)+1 {
+				return fmt.Errorf("game %s: event %d is ply %d, after %d moves", g.ID, e.Sequence, e.Ply, len(moves))
+			}
+			moves, seq = append(moves, e.Move), e.Sequence
+			if len(moves) == g.Ply() {
+				break
 			}
 		}
-		after = events[len(events)-1].Sequence
+		if len(moves) < g.Ply() {
+			seq = events[len(events)-1].Sequence
+		}
 	}
-	g.Moves = moves
+	s.moves.put(g.ID, knownMoves{moves: moves, seq: seq})
+	g.Moves = moves[:g.Ply():g.Ply()]
 	return nil
 }
 
@@ -408,6 +423,7 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		switch {
 		case err == nil:
 			s.hub.publish(g.ID, events)
+			s.moves.played(g.ID, g.Ply(), res.Move, res.Sequence)
 			s.observer.MovePlayed()
 			s.afterChange(g)
 			return res, nil
