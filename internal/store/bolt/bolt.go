@@ -39,6 +39,7 @@ var (
 type Store struct {
 	db     *bbolt.DB
 	games  atomic.Int64 // games held: Count without walking the file
+	heads  *heads       // decoded records of recent games (heads.go)
 	writes chan *write
 	quit   chan struct{}
 	done   chan struct{}
@@ -250,7 +251,7 @@ func (s *Store) Get(_ context.Context, id string) (*games.Game, error) {
 			return games.ErrNotFound
 		}
 		var err error
-		g, err = games.DecodeGame(v)
+		g, err = s.heads.decode(id, v)
 		return err
 	})
 	return g, err
@@ -304,7 +305,7 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 		if cur == nil {
 			return games.ErrNotFound
 		}
-		stored, err := games.DecodeGame(cur)
+		stored, err := s.heads.decode(g.ID, cur)
 		if err != nil {
 			return err
 		}
@@ -331,6 +332,7 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 		if err := gb.Put([]byte(g.ID), data); err != nil {
 			return err
 		}
+		s.heads.keep(g.ID, data, g)
 		return putEvents(tx, g.ID, events, evs)
 	})
 }

@@ -35,7 +35,7 @@ var errClosed = errors.New("embedded store: closed")
 
 // start returns the store on db with its committer running.
 func start(db *bbolt.DB) (*Store, error) {
-	s := &Store{db: db, writes: make(chan *write), quit: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: db, heads: newHeads(), writes: make(chan *write), quit: make(chan struct{}), done: make(chan struct{})}
 	if err := db.View(func(tx *bbolt.Tx) error {
 		s.games.Store(int64(tx.Bucket(bucketGames).Stats().KeyN))
 		return nil
