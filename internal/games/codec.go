@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -98,28 +99,122 @@ type eventRecord struct {
 
 // EncodeGame returns the stored form of g, without its moves: its size
 // does not grow with the game (the repetition rule's positions aside,
-// which the no-progress count bounds).
+// which the no-progress count bounds). It writes what json.Marshal of
+// its gameRecord would, byte for byte (TestEncodeGameIsJSON), without
+// reflection: every move rewrites its game's record, positions and all,
+// and encoding/json made that most of a move's cost in a durable store.
 func EncodeGame(g *Game) ([]byte, error) {
-	r := gameRecord{
-		V: RecordVersion, ID: g.ID, Variant: encodeVariant(&g.Variant),
-		Initial: g.Initial.String(), Position: g.Position.String(), Plies: g.Plies,
-		Outcome: outcomeRecord{uint8(g.Outcome.Result), uint8(g.Outcome.Reason)},
-		Version: g.Version, LastEvent: g.LastEvent, CreateTime: g.CreateTime, UpdateTime: g.UpdateTime,
-		TokenHash: [2]string{hex.EncodeToString(g.TokenHash[0][:]), hex.EncodeToString(g.TokenHash[1][:])},
+	b := make([]byte, 0, 640+len(g.Recent)*80)
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, RecordVersion, 10)
+	b = appendField(b, "id", g.ID)
+	v := encodeVariant(&g.Variant)
+	b = append(b, `,"variant":{"setup":`...)
+	b = appendString(b, v.Setup)
+	if v.Start != "" {
+		b = appendField(b, "start", v.Start)
 	}
+	b = appendField(b, "win_condition", v.WinCondition)
+	b = appendField(b, "first_player", v.FirstPlayer)
+	b = append(b, `,"repetition_draw":`...)
+	b = strconv.AppendBool(b, v.RepetitionDraw)
+	b = append(b, `,"no_progress_limit":`...)
+	b = strconv.AppendInt(b, int64(v.NoProgressLimit), 10)
+	b = append(b, `},"initial":"`...)
+	b = g.Initial.AppendText(b)
+	b = append(b, `","position":"`...)
+	b = g.Position.AppendText(b)
+	b = append(b, `","plies":`...)
+	b = strconv.AppendInt(b, int64(g.Plies), 10)
 	if len(g.Recent) > 0 {
-		r.Recent = make([]string, len(g.Recent))
+		b = append(b, `,"recent":[`...)
 		for i := range g.Recent {
-			r.Recent[i] = g.Recent[i].String()
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = g.Recent[i].AppendText(b) // letters, digits, ':' and ',': nothing to escape
+			b = append(b, '"')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"outcome":{"result":`...)
+	b = strconv.AppendUint(b, uint64(g.Outcome.Result), 10)
+	b = append(b, `,"reason":`...)
+	b = strconv.AppendUint(b, uint64(g.Outcome.Reason), 10)
+	b = append(b, '}')
+	if g.HasOffer {
+		b = appendField(b, "draw_offer", g.DrawOffer.String())
+	}
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, g.Version, 10)
+	b = append(b, `,"last_event":`...)
+	b = strconv.AppendInt(b, g.LastEvent, 10)
+	var err error
+	if b, err = appendTime(b, "create_time", g.CreateTime); err != nil {
+		return nil, err
+	}
+	if b, err = appendTime(b, "update_time", g.UpdateTime); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"token_sha256":["`...)
+	b = hex.AppendEncode(b, g.TokenHash[0][:])
+	b = append(b, `","`...)
+	b = hex.AppendEncode(b, g.TokenHash[1][:])
+	b = append(b, `"]`...)
+	if e := g.Engine; e != nil {
+		b = append(b, `,"engine":{"side":`...)
+		b = appendString(b, e.Side.String())
+		if ns := e.MoveTime.Nanoseconds(); ns != 0 {
+			b = append(b, `,"move_time_ns":`...)
+			b = strconv.AppendInt(b, ns, 10)
+		}
+		if ms := e.MoveTime.Milliseconds(); ms != 0 {
+			b = append(b, `,"move_time_ms":`...)
+			b = strconv.AppendInt(b, ms, 10)
+		}
+		if e.Depth != 0 {
+			b = append(b, `,"depth":`...)
+			b = strconv.AppendInt(b, int64(e.Depth), 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendField appends `,"name":` and s as a JSON string.
+func appendField(b []byte, name, s string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendString(b, s)
+}
+
+// appendString appends s as encoding/json writes a string: as it is when
+// no byte needs escaping (printable ASCII but for '"', '\\' and the HTML
+// characters it escapes), else by encoding/json itself.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
 		}
 	}
-	if g.HasOffer {
-		r.DrawOffer = g.DrawOffer.String()
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendTime appends `,"name":` and t as time.Time's MarshalJSON does.
+func appendTime(b []byte, name string, t time.Time) ([]byte, error) {
+	q, err := t.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if e := g.Engine; e != nil {
-		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeNS: e.MoveTime.Nanoseconds(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
-	}
-	return json.Marshal(r)
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, q...), nil
 }
 
 // DecodeGame reads a game written by EncodeGame (or, from version 1,

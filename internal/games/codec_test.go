@@ -1,6 +1,8 @@
 package games
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -39,4 +41,77 @@ func TestRequestRecordRoundTrip(t *testing.T) {
 	if _, err := DecodeRequest([]byte(`{"request_id":"red/x","move":"e2-d3","ply":1,"seq":2,"version":2,"draw_offer":"green"}`)); err == nil {
 		t.Error("a record with an unknown draw offer side decoded")
 	}
+}
+
+// reflectEncodeGame is EncodeGame as json.Marshal of the record writes it.
+func reflectEncodeGame(g *Game) ([]byte, error) {
+	r := gameRecord{
+		V: RecordVersion, ID: g.ID, Variant: encodeVariant(&g.Variant),
+		Initial: g.Initial.String(), Position: g.Position.String(), Plies: g.Plies,
+		Outcome: outcomeRecord{uint8(g.Outcome.Result), uint8(g.Outcome.Reason)},
+		Version: g.Version, LastEvent: g.LastEvent, CreateTime: g.CreateTime, UpdateTime: g.UpdateTime,
+		TokenHash: [2]string{hex.EncodeToString(g.TokenHash[0][:]), hex.EncodeToString(g.TokenHash[1][:])},
+	}
+	for i := range g.Recent {
+		r.Recent = append(r.Recent, g.Recent[i].String())
+	}
+	if g.HasOffer {
+		r.DrawOffer = g.DrawOffer.String()
+	}
+	if e := g.Engine; e != nil {
+		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeNS: e.MoveTime.Nanoseconds(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
+	}
+	return json.Marshal(r)
+}
+
+// EncodeGame writes exactly what encoding/json writes for the record, for
+// games with and without each optional part, and ids that need escaping.
+func TestEncodeGameIsJSON(t *testing.T) {
+	v := engine.DefaultVariant()
+	start, _ := v.InitialPosition()
+	custom := v
+	custom.Setup, custom.Start = engine.SetupCustom, mustPosition(t, "B:RDh1,Pe2:BMa8,Pd7:12")
+	custom.WinCondition, custom.RepetitionDraw, custom.NoProgressLimit = engine.CaptureAllDamones, false, 0
+	at := time.Date(2026, 11, 30, 14, 45, 1, 123_456_789, time.UTC)
+	base := Game{ID: "0194d3a2-7c1e-7b3a-9f1e-2a3b4c5d6e7f", Variant: v, Initial: start, Position: start, Version: 1, LastEvent: 1,
+		CreateTime: at, UpdateTime: at.Add(time.Second)}
+	base.TokenHash[0][0], base.TokenHash[1][31] = 0xab, 0x01
+	cases := map[string]func(g *Game){
+		"new":            func(*Game) {},
+		"recent":         func(g *Game) { g.Recent = []engine.Position{start, custom.Start}; g.Plies = 2 },
+		"custom variant": func(g *Game) { g.Variant, g.Initial, g.Position = custom, custom.Start, custom.Start },
+		"over, offer":    func(g *Game) { g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.Repetition}; g.HasOffer, g.DrawOffer = true, engine.Black },
+		"engine":         func(g *Game) { g.Engine = &EngineOpponent{Side: engine.Red, MoveTime: 1500 * time.Microsecond, Depth: 9} },
+		"engine, depth":  func(g *Game) { g.Engine = &EngineOpponent{Side: engine.Black, Depth: 3} },
+		"escaped id":     func(g *Game) { g.ID = "a\"b\\c<d>&é\x01" },
+		"zero times":     func(g *Game) { g.CreateTime, g.UpdateTime = time.Time{}, time.Time{} },
+		"zone":           func(g *Game) { g.CreateTime = at.In(time.FixedZone("x", 3600)) },
+	}
+	for name, change := range cases {
+		g := base
+		change(&g)
+		got, err := EncodeGame(&g)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := reflectEncodeGame(&g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+		if _, err := DecodeGame(got); err != nil && name != "escaped id" {
+			t.Errorf("%s: does not decode: %v", name, err)
+		}
+	}
+}
+
+func mustPosition(t *testing.T, text string) engine.Position {
+	t.Helper()
+	p, err := engine.ParsePosition(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
