@@ -49,6 +49,7 @@ const (
 )
 
 type movesConfig struct {
+	view             damonev1.GameView
 	serverBin        string
 	stores           []string
 	postgresDSN      string
@@ -89,6 +90,7 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured warm-up per scenario and store, split over the rounds")
 	fs.IntVar(&cfg.rounds, "rounds", 5, "interleaved rounds: each runs every scenario on every store for duration/rounds")
 	longPlies := fs.String("long-plies", "100,5000", "comma-separated plies of the long game at which moves are timed, ascending")
+	view := fs.String("view", "full", "the game view MakeMove answers with: full (every move, the default of the API) or basic (no move list)")
 	fs.IntVar(&cfg.longMoves, "long-moves", 200, "moves timed at each of --long-plies")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random moves")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
@@ -109,6 +111,14 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	}
 	if cfg.scenarios, err = parseList(*scen, movesScenarios); err != nil {
 		return usagef("--scenarios: %v", err)
+	}
+	switch *view {
+	case "full":
+		cfg.view = damonev1.GameView_GAME_VIEW_FULL
+	case "basic":
+		cfg.view = damonev1.GameView_GAME_VIEW_BASIC
+	default:
+		return usagef("--view %q: must be full or basic", *view)
 	}
 	if cfg.longPlies, err = parsePlies(*longPlies); err != nil {
 		return usagef("--long-plies: %v", err)
@@ -196,6 +206,7 @@ type movesReport struct {
 	Rounds    int               `json:"rounds"`
 	Warmup    string            `json:"warmup"`
 	Client    string            `json:"client"`
+	View      string            `json:"view"`
 	Results   []*movesResult    `json:"results,omitempty"`
 	LongGame  []*longGameResult `json:"long_game,omitempty"`
 	LongMoves int               `json:"long_game_moves_timed,omitempty"`
@@ -259,6 +270,7 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 	rep = &movesReport{
 		Server: cfg.serverBin, Stores: cfg.stores, Games: cfg.games, Duration: cfg.duration.String(), Rounds: cfg.rounds, Warmup: cfg.warmup.String(),
 		Client: fmt.Sprintf("%s %s/%s, GOMAXPROCS %d", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0)),
+		View:   cfg.view.String(),
 	}
 	var stores []*movesStore
 	defer func() {
@@ -293,9 +305,13 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 		}
 		client := damonev1.NewGameServiceClient(st.conn)
 		for i := range cfg.games {
-			st.players[movesConcurrent] = append(st.players[movesConcurrent], newPlayer(client, cfg.seed*1_000_003+uint64(i)))
+			p := newPlayer(client, cfg.seed*1_000_003+uint64(i))
+			p.view = cfg.view
+			st.players[movesConcurrent] = append(st.players[movesConcurrent], p)
 		}
-		st.players[movesAlone] = []*player{newPlayer(client, cfg.seed*1_000_003+uint64(cfg.games))}
+		alone := newPlayer(client, cfg.seed*1_000_003+uint64(cfg.games))
+		alone.view = cfg.view
+		st.players[movesAlone] = []*player{alone}
 		fmt.Fprintf(progress, "damone-bench moves: store %s served by pid %d at %s\n", name, srv.pid(), srv.grpcAddr)
 	}
 
@@ -336,7 +352,7 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 		rep.LongMoves = cfg.longMoves
 		for _, st := range stores {
 			fmt.Fprintf(progress, "damone-bench moves: long game on %s to ply %d ...\n", st.name, cfg.longPlies[len(cfg.longPlies)-1])
-			rs, err := benchLongGame(ctx, damonev1.NewGameServiceClient(st.conn), st.srv.pid(), cfg.longPlies, cfg.longMoves)
+			rs, err := benchLongGame(ctx, damonev1.NewGameServiceClient(st.conn), st.srv.pid(), cfg.longPlies, cfg.longMoves, cfg.view)
 			if err != nil {
 				return nil, fmt.Errorf("long game on %s: %w", st.name, err)
 			}
@@ -491,11 +507,12 @@ func runMoveWindow(ctx context.Context, players []*player, pid int, warmup, dura
 // benchLongGame plays one long game alone, untimed up to each of plies,
 // then times moves moves there: the latency of each, and the server's CPU
 // over them.
-func benchLongGame(ctx context.Context, client damonev1.GameServiceClient, pid int, plies []int, moves int) ([]*longGameResult, error) {
+func benchLongGame(ctx context.Context, client damonev1.GameServiceClient, pid int, plies []int, moves int, view damonev1.GameView) ([]*longGameResult, error) {
 	p, err := newLongGamePlayer(client)
 	if err != nil {
 		return nil, err
 	}
+	p.view = view
 	if err := p.newGame(ctx); err != nil {
 		return nil, err
 	}
@@ -559,8 +576,8 @@ func checkMovesTargets(games int, results []*movesResult) []targetCheck {
 }
 
 func (rep *movesReport) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "damone-bench moves: server %s; stores %s; %d concurrent games, and one alone; %s per scenario and store in %d interleaved round(s), after %s warm-up; client %s\n",
-		rep.Server, strings.Join(rep.Stores, ", "), rep.Games, rep.Duration, rep.Rounds, rep.Warmup, rep.Client)
+	fmt.Fprintf(w, "damone-bench moves: server %s; stores %s; %d concurrent games, and one alone; %s per scenario and store in %d interleaved round(s), after %s warm-up; MakeMove answers in %s; client %s\n",
+		rep.Server, strings.Join(rep.Stores, ", "), rep.Games, rep.Duration, rep.Rounds, rep.Warmup, rep.View, rep.Client)
 	if len(rep.Results) > 0 {
 		fmt.Fprintln(w, "server CPU: /proc/PID/stat of each store's server at the start and end of each window; machine busy: /proc/stat (every process)")
 		fmt.Fprintln(w)

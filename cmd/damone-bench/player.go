@@ -17,6 +17,7 @@ import (
 // random legal move (from its own seeded generator), or with a cycle the
 // cycle's moves in turn. When a game ends, the next call starts another.
 type player struct {
+	view    damonev1.GameView // of MakeMove's answers
 	client  damonev1.GameServiceClient
 	rng     *rand.Rand
 	variant *damonev1.Variant // nil: the standard game
@@ -114,7 +115,7 @@ func (p *player) authCtx(ctx context.Context) context.Context {
 // send asks the server to play m (with request id id, if not empty) and
 // checks the answer: the move in full and the game's new ply.
 func (p *player) send(ctx context.Context, m engine.Move, id string) (*damonev1.MakeMoveResponse, error) {
-	resp, err := p.client.MakeMove(p.authCtx(ctx), &damonev1.MakeMoveRequest{Name: p.name, Move: m.String(), RequestId: id})
+	resp, err := p.client.MakeMove(p.authCtx(ctx), &damonev1.MakeMoveRequest{Name: p.name, Move: m.String(), RequestId: id, View: p.view})
 	if err != nil {
 		return nil, err
 	}
