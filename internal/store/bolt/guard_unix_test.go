@@ -45,3 +45,37 @@ func TestGuardTurnsPanicsAndFaultsIntoErrors(t *testing.T) {
 	}
 	_ = sink
 }
+
+// The records are decoded and checked on worker goroutines, each of which
+// must turn a fault of its own into an error: SetPanicOnFault is per
+// goroutine. walk only hands over a slice of a mapped file that shrank
+// underneath; the first read of it is a worker's (a real SIGBUS).
+func TestCheckGamesTurnsWorkerFaultsIntoErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 1<<16), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := syscall.Mmap(int(f.Fd()), 0, 1<<16, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 4} {
+		var sum Summary
+		err := checkGames(path, workers, func(send func(*gameJob) bool) {
+			send(&gameJob{key: []byte("g"), value: m[1<<15 : 1<<15+64], hasEvents: true})
+		}, &sum)
+		var de *DamageError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "reading it failed") {
+			t.Errorf("%d workers: %v, want a *DamageError naming the file", workers, err)
+		}
+	}
+}

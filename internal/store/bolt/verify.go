@@ -8,9 +8,13 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -170,16 +174,22 @@ func joinProblems(p []string) string {
 // *DamageError.
 func guard(path string, f func() error) error {
 	ch := make(chan error, 1)
-	go func() {
-		debug.SetPanicOnFault(true)
-		defer func() {
-			if r := recover(); r != nil {
-				ch <- damaged(path, "reading it failed: %v", r)
-			}
-		}()
-		ch <- f()
-	}()
+	go func() { ch <- guarded(path, f) }()
 	return <-ch
+}
+
+// guarded runs f on the calling goroutine, turning a panic or a memory
+// fault into a *DamageError. A fault only becomes a panic on a goroutine
+// that asked for it (debug.SetPanicOnFault is per goroutine), so every
+// goroutine that reads the mapped file runs its reads through guarded.
+func guarded(path string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = damaged(path, "reading it failed: %v", r)
+		}
+	}()
+	return f()
 }
 
 // The bbolt file format (version 2), as bbolt 1.x writes it in the
@@ -597,30 +607,22 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	sum.Schema = string(schema)
 
 	gamesB, eventsB, requestsB := tx.Bucket(bucketGames), tx.Bucket(bucketEvents), tx.Bucket(bucketRequests)
-	if err := gamesB.ForEach(func(k, v []byte) error {
-		if v == nil {
-			return bad("game %q is a bucket, not a record", printable(k))
-		}
-		g, err := decodeRecord(v, games.DecodeGame)
-		if err != nil {
-			return bad("game %s: %v", printable(k), err)
-		}
-		if g.ID != string(k) {
-			return bad("game %s: its record is of game %q", printable(k), printable([]byte(g.ID)))
-		}
-		sum.Games++
-		n, err := checkEvents(eventsB.Bucket(k), g)
-		sum.Events += n
-		if err != nil {
-			return bad("game %s: %v", g.ID, err)
-		}
-		n, err = checkRequests(requestsB.Bucket(k), g)
-		sum.Requests += n
-		if err != nil {
-			return bad("game %s: %v", g.ID, err)
-		}
-		return nil
-	}); err != nil {
+	// This goroutine walks the buckets (a transaction and its buckets stay
+	// on one goroutine: Bucket caches the nested ones) and hands each
+	// game's raw records to workers that decode and check them, most of
+	// the work.
+	walk := func(send func(*gameJob) bool) {
+		gamesB.ForEach(func(k, v []byte) error {
+			j := &gameJob{key: k, value: v}
+			j.events, j.hasEvents = records(eventsB.Bucket(k))
+			j.requests, j.hasRequests = records(requestsB.Bucket(k))
+			if !send(j) {
+				return errStop
+			}
+			return nil
+		})
+	}
+	if err := checkGames(path, runtime.GOMAXPROCS(0), walk, sum); err != nil {
 		return err
 	}
 	// Every events or requests bucket belongs to a game.
@@ -665,20 +667,157 @@ func decodeRecord[T any](v []byte, decode func([]byte) (T, error)) (T, error) {
 	return decode(v)
 }
 
-// checkEvents checks a game's events: numbered 1 to the game's last
-// event, each of the game, and a chain from the game's initial position
-// to its position: every move legal in the position before it and leading
-// to the position its event records, every other event at the position
-// before it. The log is where the game's moves are kept.
-func checkEvents(b *bbolt.Bucket, g *games.Game) (int, error) {
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// kv is a record's key and value as a bucket holds them; the value of a
+// nested bucket is nil.
+type kv struct{ k, v []byte }
+
+// records returns the entries of b (nil: none) and whether there is a
+// bucket. They point into the file's memory map: valid while the
+// transaction that read them is open.
+func records(b *bbolt.Bucket) ([]kv, bool) {
 	if b == nil {
+		return nil, false
+	}
+	var out []kv
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		out = append(out, kv{k, v})
+	}
+	return out, true
+}
+
+// gameJob is one game's raw records: its key and record in the games
+// bucket, and the entries of its events and requests buckets (whether it
+// has them). The slices point into the file's memory map.
+type gameJob struct {
+	index                  int // in key order
+	key, value             []byte
+	events, requests       []kv
+	hasEvents, hasRequests bool
+}
+
+// checkGames checks games on workers goroutines. walk runs on the calling
+// goroutine and sends every game in key order; send reports false once
+// the check has failed (later games cannot change the answer). The error
+// is that of the first failing game in key order, whatever the workers'
+// timing: the same as one goroutine checking them in turn. A panic or a
+// memory fault, in walk or in a worker, is the failure of the game at
+// hand. checkGames returns after every worker is done, so the caller may
+// then close the transaction the records point into. The counts in sum
+// are complete only when the error is nil.
+func checkGames(path string, workers int, walk func(send func(*gameJob) bool), sum *Summary) error {
+	var (
+		failedAt atomic.Int64 // the smallest index that failed; MaxInt64: none
+		mu       sync.Mutex
+		failure  error
+		counts   = make([]Summary, workers)
+		wg       sync.WaitGroup
+		jobs     = make(chan *gameJob, 4*workers)
+	)
+	failedAt.Store(math.MaxInt64)
+	fail := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if int64(i) < failedAt.Load() {
+			failedAt.Store(int64(i))
+			failure = err
+		}
+	}
+	for w := range workers {
+		c := &counts[w]
+		wg.Go(func() {
+			for j := range jobs {
+				if int64(j.index) > failedAt.Load() {
+					continue // an earlier game failed: this one cannot change the answer
+				}
+				if err := guarded(path, func() error { return checkGame(path, j, c) }); err != nil {
+					fail(j.index, err)
+				}
+			}
+		})
+	}
+	next := 0
+	// Wait for the workers however walk ends, even by a panic: they read
+	// the memory map, which the caller unmaps when it returns.
+	func() {
+		defer func() {
+			close(jobs)
+			wg.Wait()
+		}()
+		err := guarded(path, func() error {
+			walk(func(j *gameJob) bool {
+				if failedAt.Load() != math.MaxInt64 {
+					return false
+				}
+				j.index = next
+				next++
+				jobs <- j
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			fail(next, err)
+		}
+	}()
+	if failure != nil {
+		return failure
+	}
+	for _, c := range counts {
+		sum.Games += c.Games
+		sum.Events += c.Events
+		sum.Requests += c.Requests
+	}
+	return nil
+}
+
+// checkGame checks one game's record, events and requests, adding what
+// it counts to c.
+func checkGame(path string, j *gameJob, c *Summary) error {
+	bad := func(format string, args ...any) error { return damaged(path, format, args...) }
+	k, v := j.key, j.value
+	if v == nil {
+		return bad("game %q is a bucket, not a record", printable(k))
+	}
+	g, err := decodeRecord(v, games.DecodeGame)
+	if err != nil {
+		return bad("game %s: %v", printable(k), err)
+	}
+	if g.ID != string(k) {
+		return bad("game %s: its record is of game %q", printable(k), printable([]byte(g.ID)))
+	}
+	c.Games++
+	n, err := checkEvents(j.events, j.hasEvents, g)
+	c.Events += n
+	if err != nil {
+		return bad("game %s: %v", g.ID, err)
+	}
+	n, err = checkRequests(j.requests, j.hasRequests, g)
+	c.Requests += n
+	if err != nil {
+		return bad("game %s: %v", g.ID, err)
+	}
+	return nil
+}
+
+// checkEvents checks a game's events (the entries of its events bucket,
+// if it has one): numbered 1 to the game's last event, each of the game,
+// and a chain from the game's initial position to its position: every
+// move legal in the position before it and leading to the position its
+// event records, every other event at the position before it. The log is
+// where the game's moves are kept.
+func checkEvents(events []kv, present bool, g *games.Game) (int, error) {
+	if !present {
 		return 0, fmt.Errorf("no events (want %d)", g.LastEvent)
 	}
 	n := int64(0)
 	moves := 0
 	pos := g.Initial
-	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	for _, r := range events {
+		k, v := r.k, r.v
 		n++
 		if v == nil {
 			return int(n), fmt.Errorf("event key %s is a bucket", printable(k))
@@ -723,31 +862,32 @@ func checkEvents(b *bbolt.Bucket, g *games.Game) (int, error) {
 	return int(n), nil
 }
 
-// checkRequests checks a game's request records.
-func checkRequests(b *bbolt.Bucket, g *games.Game) (int, error) {
-	if b == nil {
+// checkRequests checks a game's request records (the entries of its
+// requests bucket, if it has one).
+func checkRequests(reqs []kv, present bool, g *games.Game) (int, error) {
+	if !present {
 		return 0, nil
 	}
 	n := 0
-	err := b.ForEach(func(k, v []byte) error {
+	for _, rec := range reqs {
+		k, v := rec.k, rec.v
 		n++
 		if v == nil {
-			return fmt.Errorf("request %q is a bucket", printable(k))
+			return n, fmt.Errorf("request %q is a bucket", printable(k))
 		}
 		r, err := decodeRecord(v, games.DecodeRequest)
 		if err != nil {
-			return fmt.Errorf("request %q: %w", printable(k), err)
+			return n, fmt.Errorf("request %q: %w", printable(k), err)
 		}
 		switch {
 		case r.RequestID != string(k):
-			return fmt.Errorf("request %q: its record is of request %q", printable(k), printable([]byte(r.RequestID)))
+			return n, fmt.Errorf("request %q: its record is of request %q", printable(k), printable([]byte(r.RequestID)))
 		case r.Ply < 1 || r.Ply > g.Ply() || r.Sequence < 1 || r.Sequence > g.LastEvent || r.Version > g.Version || r.LastEvent > g.LastEvent:
-			return fmt.Errorf("request %q: ply %d, event %d, version %d, beyond the game's %d, %d, %d",
+			return n, fmt.Errorf("request %q: ply %d, event %d, version %d, beyond the game's %d, %d, %d",
 				printable(k), r.Ply, r.Sequence, r.Version, g.Ply(), g.LastEvent, g.Version)
 		}
-		return nil
-	})
-	return n, err
+	}
+	return n, nil
 }
 
 // notExist reports whether err says there is no file.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -429,6 +431,73 @@ func storedMoves(s *Store, id string) ([]string, error) {
 		}
 	}
 	return moves, nil
+}
+
+// Games are checked on several goroutines, but the refusal names the
+// first damaged game in key order, as one goroutine checking them in turn
+// would: here its damage is in its last event, so the later games, whose
+// records do not decode at all, are found damaged before it.
+func TestVerifyNamesFirstDamagedGame(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db.NoSync = true // speed of the setup only
+	svc := games.NewService(s, games.DefaultLimits)
+	ctx := context.Background()
+	var ids []string
+	for n := range 24 {
+		g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+		for ply := 0; ply < 30 && !g.Over(); ply++ {
+			legal := g.Position.LegalMoves()
+			token := tok.Red
+			if g.Position.SideToMove() != g.Initial.SideToMove() {
+				token = tok.Black
+			}
+			res, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: token, Move: legal[(n+ply)%len(legal)].String()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g = res.Game
+		}
+	}
+	s.Close()
+	slices.Sort(ids) // key order
+	first := ids[3]
+	var last int64
+	rewrite(t, dir, func(tx *bbolt.Tx) error {
+		eb := tx.Bucket(bucketEvents).Bucket([]byte(first))
+		k, v := eb.Cursor().Last()
+		last = int64(binary.BigEndian.Uint64(k))
+		seq := []byte(fmt.Sprintf(`"seq":%d,`, last))
+		if !bytes.Contains(v, seq) {
+			return fmt.Errorf("event %d of %s: no %s in %s", last, first, seq, v)
+		}
+		if err := eb.Put(bytes.Clone(k), bytes.Replace(v, seq, []byte(`"seq":9999,`), 1)); err != nil {
+			return err
+		}
+		gb := tx.Bucket(bucketGames)
+		for _, id := range ids[4:] {
+			if err := gb.Put([]byte(id), []byte(`{"v":2,`)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	want := fmt.Sprintf("game %s: event %d: its record is event 9999 of game %q", first, last, first)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8)) // more workers than cores: more orders of completion
+	for range 20 {
+		_, err := Verify(filepath.Join(dir, FileName))
+		var de *DamageError
+		if !errors.As(err, &de) || de.Problem != want {
+			t.Fatalf("Verify: %v; want the damage %q", err, want)
+		}
+	}
 }
 
 // BenchmarkVerify checks a store of 500 games of up to 40 moves:
