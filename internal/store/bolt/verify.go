@@ -20,6 +20,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
 )
 
@@ -816,6 +817,7 @@ func checkEvents(events []kv, present bool, g *games.Game) (int, error) {
 	n := int64(0)
 	moves := 0
 	pos := g.Initial
+	legal := make([]engine.Move, 0, 128) // GenerateMoves' storage, reused: it allocates nothing at this capacity
 	for _, r := range events {
 		k, v := r.k, r.v
 		n++
@@ -840,15 +842,15 @@ func checkEvents(events []kv, present bool, g *games.Game) (int, error) {
 			return int(n), fmt.Errorf("event %d: move %s at ply %d, after %d moves", n, e.Move.Move.String(), e.Ply, moves)
 		}
 		if e.Kind == games.EventMovePlayed {
-			m, err := pos.ParseMove(e.Move.Move.String())
-			if err != nil {
+			var m engine.Move
+			if m, legal, err = legalMove(&pos, &e.Move.Move, legal); err != nil {
 				return int(n), fmt.Errorf("event %d: move %s is not legal after the moves before it: %v", n, e.Move.Move.String(), err)
 			}
-			pos = pos.After(&m)
+			pos.Play(&m)
 			moves++
 		}
-		if got, want := e.Position.String(), pos.String(); got != want {
-			return int(n), fmt.Errorf("event %d: at position %s, but its moves lead to %s", n, got, want)
+		if !samePosition(&e.Position, &pos) {
+			return int(n), fmt.Errorf("event %d: at position %s, but its moves lead to %s", n, e.Position.String(), pos.String())
 		}
 	}
 	switch {
@@ -856,10 +858,45 @@ func checkEvents(events []kv, present bool, g *games.Game) (int, error) {
 		return int(n), fmt.Errorf("%d events, but its last event is %d", n, g.LastEvent)
 	case moves != g.Ply():
 		return int(n), fmt.Errorf("%d moves in its events, but the game is at ply %d", moves, g.Ply())
-	case pos.String() != g.Position.String():
+	case !samePosition(&pos, &g.Position):
 		return int(n), fmt.Errorf("its moves lead to %s, but it is at %s", pos.String(), g.Position.String())
 	}
 	return int(n), nil
+}
+
+// legalMove returns the legal move of p that m (a move as its record
+// gives it) names, as p.ParseMove(m.String()) does: found among p's legal
+// moves (generated into buf, which it returns for reuse) when one has m's
+// origin, landing squares and captures, else by ParseMove itself, which
+// also takes an equivalent path and explains a refusal.
+func legalMove(p *engine.Position, m *engine.Move, buf []engine.Move) (engine.Move, []engine.Move, error) {
+	buf = p.GenerateMoves(buf)
+	for i := range buf {
+		if l := &buf[i]; l.Equivalent(m) && samePath(l, m) {
+			return *l, buf, nil
+		}
+	}
+	l, err := p.ParseMove(m.String())
+	return l, buf, err
+}
+
+// samePath reports whether a and b have the same landing squares.
+func samePath(a, b *engine.Move) bool {
+	if a.NumLandings() != b.NumLandings() {
+		return false
+	}
+	for i := range a.NumLandings() {
+		if a.Landing(i) != b.Landing(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// samePosition reports whether p and q have the same text form (String):
+// the same pieces, side to move and no-progress count.
+func samePosition(p, q *engine.Position) bool {
+	return p.SamePlacement(q) && p.NoProgress() == q.NoProgress()
 }
 
 // checkRequests checks a game's request records (the entries of its

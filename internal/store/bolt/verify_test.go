@@ -500,6 +500,97 @@ func TestVerifyNamesFirstDamagedGame(t *testing.T) {
 	}
 }
 
+// legalMove finds a recorded move among the legal moves without parsing
+// its notation, and answers as ParseMove of that notation does: the same
+// legal move for each path of the position's moves (the one the move
+// list gives, the other equivalent path of a loop through ParseMove) and
+// the same refusal.
+func TestLegalMoveIsParseMove(t *testing.T) {
+	record := func(m *engine.Move) engine.Move {
+		_, promoted := m.Promotion()
+		r, err := engine.MoveFromPath(m.Rank(), m.From(), m.Landings(), promoted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	check := func(p engine.Position, m engine.Move) {
+		t.Helper()
+		got, _, err := legalMove(&p, &m, nil)
+		want, werr := p.ParseMove(m.String())
+		if fmt.Sprint(err) != fmt.Sprint(werr) || got != want {
+			t.Errorf("legalMove(%s, %s) = %s, %v; ParseMove gives %s, %v", p, m, got, err, want, werr)
+		}
+	}
+	// Every legal move along a game that captures, promotes and ends.
+	v := engine.DefaultVariant()
+	g, err := engine.NewGame(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plies := 0
+	for ; plies < 300 && !g.Outcome().Over(); plies++ {
+		p := g.Position()
+		legal := p.LegalMoves()
+		for i := range legal {
+			check(p, record(&legal[i]))
+		}
+		if err := g.Play(legal[(plies*5)%len(legal)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A Dama's loop: d3xf5xh3xf1xd3 and d3xf1xh3xf5xd3 are one move; the
+	// list holds one of the two paths.
+	loop := mustParsePosition(t, "R:RDd3:BPe2,Pe4,Pg2,Pg4:0")
+	for _, path := range [][]string{{"f5", "h3", "f1", "d3"}, {"f1", "h3", "f5", "d3"}} {
+		var landings []engine.Square
+		for _, s := range path {
+			sq, err := engine.ParseSquare(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			landings = append(landings, sq)
+		}
+		d3, _ := engine.ParseSquare("d3")
+		m, err := engine.MoveFromPath(engine.Dama, d3, landings, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(loop, m)
+		if got, _, err := legalMove(&loop, &m, nil); err != nil || got.CaptureCount() != 4 {
+			t.Errorf("legalMove(loop, %s) = %s, %v; want the loop", m, got, err)
+		}
+	}
+	// Refusals: a step where a capture is compulsory, a step of the side
+	// not to move.
+	p := mustParsePosition(t, "R:RDd3:BPe2,Pe4,Pg2,Pg4:0")
+	for _, c := range []struct {
+		rank     engine.Rank
+		from, to string
+	}{{engine.Dama, "d3", "c4"}, {engine.Pedine, "e4", "f3"}} {
+		from, _ := engine.ParseSquare(c.from)
+		to, _ := engine.ParseSquare(c.to)
+		m, err := engine.MoveFromPath(c.rank, from, []engine.Square{to}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := legalMove(&p, &m, nil); err == nil {
+			t.Errorf("legalMove(%s, %s) accepted it", p, m)
+		}
+		check(p, m)
+	}
+	t.Logf("%d plies", plies)
+}
+
+func mustParsePosition(t *testing.T, text string) engine.Position {
+	t.Helper()
+	p, err := engine.ParsePosition(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // BenchmarkVerify checks a store of 500 games of up to 40 moves:
 // the time a start spends verifying before it serves.
 func BenchmarkVerify(b *testing.B) {
