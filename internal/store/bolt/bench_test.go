@@ -43,3 +43,17 @@ func BenchmarkConcurrentMoves(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreateGameNoSync is BenchmarkCreateGame without fsync: the
+// store's own work (its CPU and page writes), apart from the disk's sync
+// time, which varies by far the most on a shared machine.
+func BenchmarkCreateGameNoSync(b *testing.B) {
+	storetest.BenchCreateGame(b, func(b *testing.B) games.Store {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, func(s games.Store, _ bool) { s.(*Store).db.NoSync = true })
+}
