@@ -80,12 +80,17 @@ func TestEncodeGameIsJSON(t *testing.T) {
 		"new":            func(*Game) {},
 		"recent":         func(g *Game) { g.Recent = []engine.Position{start, custom.Start}; g.Plies = 2 },
 		"custom variant": func(g *Game) { g.Variant, g.Initial, g.Position = custom, custom.Start, custom.Start },
-		"over, offer":    func(g *Game) { g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.Repetition}; g.HasOffer, g.DrawOffer = true, engine.Black },
-		"engine":         func(g *Game) { g.Engine = &EngineOpponent{Side: engine.Red, MoveTime: 1500 * time.Microsecond, Depth: 9} },
-		"engine, depth":  func(g *Game) { g.Engine = &EngineOpponent{Side: engine.Black, Depth: 3} },
-		"escaped id":     func(g *Game) { g.ID = "a\"b\\c<d>&é\x01" },
-		"zero times":     func(g *Game) { g.CreateTime, g.UpdateTime = time.Time{}, time.Time{} },
-		"zone":           func(g *Game) { g.CreateTime = at.In(time.FixedZone("x", 3600)) },
+		"over, offer": func(g *Game) {
+			g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.Repetition}
+			g.HasOffer, g.DrawOffer = true, engine.Black
+		},
+		"engine": func(g *Game) {
+			g.Engine = &EngineOpponent{Side: engine.Red, MoveTime: 1500 * time.Microsecond, Depth: 9}
+		},
+		"engine, depth": func(g *Game) { g.Engine = &EngineOpponent{Side: engine.Black, Depth: 3} },
+		"escaped id":    func(g *Game) { g.ID = "a\"b\\c<d>&é\x01" },
+		"zero times":    func(g *Game) { g.CreateTime, g.UpdateTime = time.Time{}, time.Time{} },
+		"zone":          func(g *Game) { g.CreateTime = at.In(time.FixedZone("x", 3600)) },
 	}
 	for name, change := range cases {
 		g := base
