@@ -134,12 +134,38 @@ is not sound (FILE is then left as it was).`)
 		source = filepath.Join(*dataDir, bolt.FileName)
 		fill = func(w io.Writer) (int64, error) { return bolt.BackupFile(source, w) }
 	}
+	if err := checkOut(*out, *dataDir); err != nil {
+		return err
+	}
 	sum, err := writeVerified(*out, fill)
 	if err != nil {
 		return fmt.Errorf("backup of %s: %w", source, err)
 	}
 	_, err = fmt.Fprintf(stdout, "%s: backup of %s, verified: %s\n", *out, source, describe(sum))
 	return err
+}
+
+// checkOut refuses a backup's --out that would replace a store: the file
+// of a running server (renaming over it would leave the server writing
+// to a file with no name, and lose everything it acknowledges after), or
+// the --data-dir store being copied.
+func checkOut(out, dataDir string) error {
+	busy, err := inUse(out)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	if busy {
+		return fmt.Errorf("--out %s is in use by another process (the store of a running damone serve?): write the backup elsewhere", out)
+	}
+	if dataDir == "" {
+		return nil
+	}
+	src, err1 := os.Stat(filepath.Join(dataDir, bolt.FileName))
+	dst, err2 := os.Stat(out)
+	if err1 == nil && err2 == nil && os.SameFile(src, dst) {
+		return fmt.Errorf("--out %s is the store being copied (--data-dir %s): write the backup elsewhere", out, dataDir)
+	}
+	return nil
 }
 
 // backupURL is the backup endpoint of a metrics address given as
@@ -178,19 +204,29 @@ func fetchBackup(u string, timeout time.Duration, w io.Writer) (int64, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return 0, fmt.Errorf("%s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
+		return 0, fmt.Errorf("%s: %s", resp.Status, firstLine(body))
 	}
 	if resp.ContentLength < 0 {
-		return 0, fmt.Errorf("%s: no Content-Length: not a damone backup endpoint", u)
+		return 0, errors.New("no Content-Length: not a damone backup endpoint")
 	}
 	n, err := io.Copy(w, resp.Body)
 	if err == nil && n != resp.ContentLength {
 		err = fmt.Errorf("%d of %d bytes", n, resp.ContentLength)
 	}
 	if err != nil {
-		return n, fmt.Errorf("%s: the transfer broke off: %w", u, err)
+		return n, fmt.Errorf("the transfer broke off: %w", err)
 	}
 	return n, nil
+}
+
+// firstLine is the start of an error body worth showing: its first line,
+// at most 200 bytes (a web server's HTML page says nothing more useful).
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
 }
 
 // writeVerified writes a store file to out through a temporary file beside
@@ -220,6 +256,9 @@ func writeVerified(out string, fill func(io.Writer) (int64, error)) (bolt.Summar
 	sum, err := bolt.Verify(name)
 	if err != nil {
 		return bolt.Summary{}, fmt.Errorf("the copy (%s bytes) is not sound, so %s was not written: %w", strconv.FormatInt(n, 10), out, err)
+	}
+	if busy, err := inUse(out); err != nil || busy {
+		return bolt.Summary{}, fmt.Errorf("%s became in use by another process while the backup was written: not replaced", out)
 	}
 	if err := os.Rename(name, out); err != nil {
 		return bolt.Summary{}, err

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -349,5 +350,37 @@ func TestBackupOnlyOnMetricsPort(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed backup left %s: %v", out, err)
+	}
+}
+
+// A backup never replaces a store: not the file of a running server (it
+// would go on writing to a file with no name, and lose what it
+// acknowledges after), not the --data-dir store it copies.
+func TestBackupRefusesToReplaceAStore(t *testing.T) {
+	svSkip(t)
+	dir := t.TempDir()
+	s := svStart(t, "--store", "embedded", "--data-dir", dir, "--admin-backup")
+	live := filepath.Join(dir, "damone.db")
+	sum := func() string {
+		b, err := os.ReadFile(live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	before := sum()
+	if o, e, c := storeCLI(t, "store", "backup", "--from", s.metricsAddr, "--out", live); c != 1 || !strings.Contains(e, "in use by another process") {
+		t.Errorf("backup over the running server's file: exit %d, %q %q; want 1 saying it is in use", c, o, e)
+	}
+	if sum() != before {
+		t.Error("the running server's store file was changed")
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	<-s.exited
+	if o, e, c := storeCLI(t, "store", "backup", "--data-dir", dir, "--out", live); c != 1 || !strings.Contains(e, "is the store being copied") {
+		t.Errorf("backup of a store onto itself: exit %d, %q %q; want 1 saying so", c, o, e)
+	}
+	if sum() != before {
+		t.Error("the store file was replaced by its own copy")
 	}
 }
