@@ -276,7 +276,24 @@ type walker struct {
 	meta meta
 	used bitset
 	free bitset
+	// spare holds page buffers done with: a walk reads every page, and
+	// a new buffer each time would make the whole file garbage.
+	spare [][]byte
 }
+
+// buf returns a buffer of n bytes, a spare one if one is big enough.
+func (w *walker) buf(n int) []byte {
+	if k := len(w.spare); k > 0 && cap(w.spare[k-1]) >= n {
+		b := w.spare[k-1][:n]
+		w.spare = w.spare[:k-1]
+		return b
+	}
+	return make([]byte, n)
+}
+
+// release gives back a buffer from buf (or page) that nothing refers to
+// any longer.
+func (w *walker) release(b []byte) { w.spare = append(w.spare, b) }
 
 func (w *walker) damaged(format string, args ...any) *DamageError {
 	return damaged(w.path, format, args...)
@@ -366,7 +383,7 @@ func (w *walker) page(id uint64, what string) ([]byte, error) {
 	if id < 2 || id >= w.hwm {
 		return nil, w.damaged("%s: page %d is outside pages 2..%d", what, id, w.hwm-1)
 	}
-	head := make([]byte, w.ps)
+	head := w.buf(w.ps)
 	if _, err := w.f.ReadAt(head, int64(id)*int64(w.ps)); err != nil {
 		return nil, fmt.Errorf("embedded store: read %s: %w", w.path, err)
 	}
@@ -386,8 +403,9 @@ func (w *walker) page(id uint64, what string) ([]byte, error) {
 	if overflow == 0 {
 		return head, nil
 	}
-	buf := make([]byte, (1+overflow)*uint64(w.ps))
+	buf := w.buf(int(1+overflow) * w.ps)
 	copy(buf, head)
+	w.release(head)
 	if _, err := w.f.ReadAt(buf[w.ps:], int64(id+1)*int64(w.ps)); err != nil {
 		return nil, fmt.Errorf("embedded store: read %s: %w", w.path, err)
 	}
@@ -400,6 +418,7 @@ func (w *walker) freelist() error {
 	if err != nil {
 		return err
 	}
+	defer w.release(p)
 	if flags := order.Uint16(p[8:]); flags != freelistPage {
 		return w.damaged("the freelist: page %d has type %#x, not a freelist", id, flags)
 	}
@@ -435,6 +454,7 @@ func (w *walker) tree(id uint64, what string, lo, hi []byte, depth, nest int) er
 	if err != nil {
 		return err
 	}
+	defer w.release(p) // the page's keys that outlive it are copies (branch)
 	if w.free.has(id) {
 		return w.damaged("%s: page %d is in use and also on the freelist", what, id)
 	}
@@ -442,7 +462,7 @@ func (w *walker) tree(id uint64, what string, lo, hi []byte, depth, nest int) er
 	case branchPage:
 		return w.branch(p, id, what, lo, hi, depth, nest)
 	case leafPage:
-		return w.leaf(p, what, fmt.Sprintf("%s, page %d", what, id), lo, hi, nest)
+		return w.leaf(p, what, id, lo, hi, nest)
 	default:
 		return w.damaged("%s: page %d has type %#x, not a branch or leaf page", what, id, flags)
 	}
@@ -496,12 +516,18 @@ func (w *walker) branch(p []byte, id uint64, what string, lo, hi []byte, depth, 
 	return nil
 }
 
-// leaf checks a leaf page (or an inline bucket's page) of bucket what
+// leaf checks a leaf page id (0: an inline bucket's page) of bucket what
 // and the buckets nested in it.
-func (w *walker) leaf(p []byte, what, where string, lo, hi []byte, nest int) error {
+func (w *walker) leaf(p []byte, what string, id uint64, lo, hi []byte, nest int) error {
+	where := func() string { // for errors only: most pages have none
+		if id == 0 {
+			return what + " (inline)"
+		}
+		return fmt.Sprintf("%s, page %d", what, id)
+	}
 	n, ok := elements(p)
 	if !ok {
-		return w.damaged("%s: %d elements do not fit the page", where, n)
+		return w.damaged("%s: %d elements do not fit the page", where(), n)
 	}
 	var prev []byte
 	for i := range n {
@@ -509,11 +535,11 @@ func (w *walker) leaf(p []byte, what, where string, lo, hi []byte, nest int) err
 		flags, pos, ksize, vsize := order.Uint32(p[e:]), order.Uint32(p[e+4:]), order.Uint32(p[e+8:]), order.Uint32(p[e+12:])
 		kv, ok := slice(p, uint64(e)+uint64(pos), uint64(ksize)+uint64(vsize))
 		if !ok || ksize == 0 {
-			return w.damaged("%s: element %d points outside the page", where, i)
+			return w.damaged("%s: element %d points outside the page", where(), i)
 		}
 		k, v := kv[:ksize], kv[ksize:]
 		if (prev == nil && lo != nil && bytes.Compare(k, lo) < 0) || (prev != nil && bytes.Compare(prev, k) >= 0) || (hi != nil && bytes.Compare(k, hi) >= 0) {
-			return w.damaged("%s: key %d is out of order", where, i)
+			return w.damaged("%s: key %d is out of order", where(), i)
 		}
 		prev = k
 		switch flags {
@@ -527,7 +553,7 @@ func (w *walker) leaf(p []byte, what, where string, lo, hi []byte, nest int) err
 				return err
 			}
 		default:
-			return w.damaged("%s: element %d has flags %#x", where, i, flags)
+			return w.damaged("%s: element %d has flags %#x", where(), i, flags)
 		}
 	}
 	return nil
@@ -559,7 +585,7 @@ func (w *walker) bucket(v []byte, what string, nest int) error {
 			return w.damaged("%s: an inline bucket with a nested bucket or flags %#x", what, order.Uint32(p[e:]))
 		}
 	}
-	return w.leaf(p, what, what+" (inline)", nil, nil, nest)
+	return w.leaf(p, what, 0, nil, nil, nest)
 }
 
 // printable shows a key in an error: as text if it is short printable
