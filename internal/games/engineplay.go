@@ -102,7 +102,7 @@ func (s *Service) engineQueue() *engineQueue {
 // otherwise it is freed. Errors: CodeResourceExhausted (limit
 // engine_queue) when every search slot is taken and the queue is full.
 func (s *Service) reserveEngineMove(g *Game) (done func(committed bool), err error) {
-	if s.engine == nil || !g.EngineToMove() {
+	if s.engine == nil || !s.engineToMove(g) {
 		return func(bool) {}, nil
 	}
 	if err := s.reserveEngine(); err != nil {
@@ -190,7 +190,7 @@ func (s *Service) CreateAgainstEngine(ctx context.Context, v engine.Variant, opp
 
 // afterChange starts the engine thinking if it is to move in g.
 func (s *Service) afterChange(g *Game) {
-	if s.engine != nil && g.EngineToMove() {
+	if s.engine != nil && s.engineToMove(g) {
 		s.startEngineMove(g.ID, g.Ply())
 	}
 }
@@ -271,7 +271,7 @@ func (s *Service) engineMove(id string, ply int) error {
 	if err != nil {
 		return err
 	}
-	if g.Ply() != ply || !g.EngineToMove() {
+	if g.Ply() != ply || !s.engineToMove(g) {
 		return nil // someone else moved for it, or the game is over
 	}
 	eg, err := g.continued()
@@ -296,7 +296,7 @@ func (s *Service) engineMove(id string, ply int) error {
 				return err
 			}
 		}
-		if g.Ply() != ply || !g.EngineToMove() {
+		if g.Ply() != ply || !s.engineToMove(g) {
 			return nil
 		}
 		_, events, err := s.play(g, g.Engine.Side, m.String())
@@ -333,7 +333,7 @@ func (s *Service) sweepEngineGames(ctx context.Context, all bool) {
 			return
 		}
 		for _, g := range gs {
-			if !g.EngineToMove() {
+			if !s.engineToMove(g) {
 				continue
 			}
 			stale := time.Since(g.UpdateTime) > 2*s.maxEngineTime+5*time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
 )
@@ -88,5 +89,44 @@ func TestVersion1RecordsGoOn(t *testing.T) {
 	}
 	if res.Game.Outcome != (engine.Outcome{Result: engine.Draw, Reason: engine.Repetition}) {
 		t.Fatalf("after the third repetition the game is %v; want a draw by repetition", res.Game.Outcome)
+	}
+}
+
+// In a game against the engine, a move that brings the game to its length
+// limit leaves the engine unable to reply: it does not try, and it takes
+// a draw its opponent offers, so the game can end other than by the
+// player's resignation.
+func TestEngineAtMaxPliesTakesADraw(t *testing.T) {
+	ctx := context.Background()
+	m := newBlockingMover()
+	s := NewService(NewMemoryStore(), Limits{MaxPlies: 1}, WithEngine(m, time.Second, 1))
+	defer s.Drain()
+	g, tok, err := s.CreateAgainstEngine(ctx, engine.DefaultVariant(), EngineOpponent{Side: engine.Black, Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	move(t, s, g.ID, tok.Red, "e2-d3")
+	select {
+	case <-m.started:
+		t.Fatal("the engine searched a move in a game at its length limit")
+	case <-time.After(300 * time.Millisecond):
+	}
+	ended, err := s.OfferDraw(ctx, g.ID, tok.Red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (engine.Outcome{Result: engine.Draw, Reason: engine.AgreedDraw}); ended.Outcome != want || ended.HasOffer {
+		t.Fatalf("after the offer: outcome %v, offer pending %v; want %v and none", ended.Outcome, ended.HasOffer, want)
+	}
+	evs, err := s.store.Events(ctx, g.ID, 2, 10)
+	if err != nil || len(evs) != 2 || evs[0].Kind != EventDrawOffered || evs[1].Kind != EventEnded {
+		t.Fatalf("events after the move: %+v, %v; want draw offered, then ended", evs, err)
+	}
+	// Before the limit the engine plays on and an offer stays pending.
+	s2 := NewService(NewMemoryStore(), Limits{MaxPlies: 10}, WithEngine(newBlockingMover(), time.Second, 1))
+	defer s2.Drain()
+	g2, tok2, _ := s2.CreateAgainstEngine(ctx, engine.DefaultVariant(), EngineOpponent{Side: engine.Black, Depth: 1})
+	if got, err := s2.OfferDraw(ctx, g2.ID, tok2.Red); err != nil || got.Over() || !got.HasOffer {
+		t.Fatalf("an offer before the limit: over %v, pending %v, %v; want pending", got.Over(), got.HasOffer, err)
 	}
 }

@@ -551,9 +551,9 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		e.Metadata = map[string]string{"side": sideName(side), "side_to_move": sideName(pos.SideToMove())}
 		return nil, nil, e
 	}
-	if s.limits.MaxPlies > 0 && g.Ply() >= s.limits.MaxPlies {
+	if s.atLengthLimit(g) {
 		return nil, nil, &Error{Code: CodeResourceExhausted, Reason: ReasonLimitExceeded, Limit: "game_plies",
-			Message: fmt.Sprintf("the game has reached the server's maximum of %d plies (limit game_plies); it can still end by resignation or an agreed draw",
+			Message: fmt.Sprintf("the game has reached the server's maximum of %d plies (setting max-game-plies); it can still end by resignation or an agreed draw",
 				s.limits.MaxPlies),
 			Metadata: map[string]string{"limit": "game_plies", "maximum": strconv.Itoa(s.limits.MaxPlies)}}
 	}
@@ -661,8 +661,28 @@ func (s *Service) OfferDraw(ctx context.Context, id, token string) (*Game, error
 			return nil, e
 		}
 		g.HasOffer, g.DrawOffer = true, side
-		return []Event{{Kind: EventDrawOffered, Side: side}}, nil
+		events := []Event{{Kind: EventDrawOffered, Side: side}}
+		if g.Engine != nil && g.Engine.Side != side && s.atLengthLimit(g) {
+			// The engine cannot move any more, so it takes the draw: the
+			// game would otherwise go on only until its player resigned.
+			g.HasOffer = false
+			g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.AgreedDraw}
+			events = append(events, Event{Kind: EventEnded, Outcome: g.Outcome})
+		}
+		return events, nil
 	})
+}
+
+// atLengthLimit reports whether g has as many moves as a game may have
+// (Limits.MaxPlies).
+func (s *Service) atLengthLimit(g *Game) bool {
+	return s.limits.MaxPlies > 0 && g.Ply() >= s.limits.MaxPlies
+}
+
+// engineToMove reports whether the engine is to move in g and may: not in
+// a game at its length limit.
+func (s *Service) engineToMove(g *Game) bool {
+	return g.EngineToMove() && !s.atLengthLimit(g)
 }
 
 // AnswerDrawOffer accepts (ending the game as an agreed draw) or declines
