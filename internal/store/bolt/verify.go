@@ -726,7 +726,7 @@ type gameJob struct {
 	hasEvents, hasRequests bool
 }
 
-// checkGames checks games on workers goroutines. walk runs on the calling
+// checkGames checks games on worker goroutines. walk runs on the calling
 // goroutine and sends every game in key order; send reports false once
 // the check has failed (later games cannot change the answer). The error
 // is that of the first failing game in key order, whatever the workers'
@@ -767,7 +767,7 @@ func checkGames(path string, workers int, walk func(send func(*gameJob) bool), s
 		})
 	}
 	next := 0
-	// Wait for the workers however walk ends, even by a panic: they read
+	// Wait for the workers however walk ends: they read
 	// the memory map, which the caller unmaps when it returns.
 	func() {
 		defer func() {
