@@ -15,12 +15,19 @@ import (
 // playing a game and asking for the full view costs the conversion of
 // the moves, not a scan of the log.
 
-// movesCached is how many games' moves the service keeps.
-const movesCached = 4096
+// The cache holds the moves of at most movesCachedGames games and
+// movesCachedMoves moves in all (a long game's list is large: 10,000
+// plies is about a megabyte), the least recently used going first.
+const (
+	movesCachedGames = 4096
+	movesCachedMoves = 200_000
+)
 
 type moveCache struct {
 	mu    sync.Mutex // makes a read-extend-store of one entry one step
 	games *lru.Cache[string, knownMoves]
+	moves int // in all the entries
+	limit int
 }
 
 // knownMoves is a prefix of a game's moves and the sequence number of the
@@ -30,12 +37,32 @@ type knownMoves struct {
 	seq   int64
 }
 
-func newMoveCache() *moveCache {
-	c, err := lru.New[string, knownMoves](movesCached)
+func newMoveCache() *moveCache { return newMoveCacheOf(movesCachedGames, movesCachedMoves) }
+
+func newMoveCacheOf(games, moves int) *moveCache {
+	c := &moveCache{limit: moves}
+	var err error
+	c.games, err = lru.NewWithEvict(games, func(_ string, k knownMoves) { c.moves -= len(k.moves) })
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return &moveCache{games: c}
+	return c
+}
+
+// add stores k for id (c.mu held), then drops the least recently used
+// entries until the moves are within the limit; a list longer than the
+// whole limit is not kept.
+func (c *moveCache) add(id string, k knownMoves) {
+	if len(k.moves) > c.limit {
+		c.games.Remove(id)
+		return
+	}
+	c.games.Remove(id) // its moves leave the count through the eviction callback
+	c.games.Add(id, k)
+	c.moves += len(k.moves)
+	for c.moves > c.limit {
+		c.games.RemoveOldest()
+	}
 }
 
 // get returns the known moves of a game; the slice may be shared, so its
@@ -55,7 +82,7 @@ func (c *moveCache) put(id string, k knownMoves) {
 	if old, ok := c.games.Peek(id); ok && len(old.moves) >= len(k.moves) {
 		return
 	}
-	c.games.Add(id, k)
+	c.add(id, k)
 }
 
 // played adds the move committed at ply with its event's sequence number,
@@ -67,5 +94,5 @@ func (c *moveCache) played(id string, ply int, m PlayedMove, seq int64) {
 	if !ok || len(old.moves) != ply-1 {
 		return
 	}
-	c.games.Add(id, knownMoves{moves: append(old.moves[:len(old.moves):len(old.moves)], m), seq: seq})
+	c.add(id, knownMoves{moves: append(old.moves[:len(old.moves):len(old.moves)], m), seq: seq})
 }

@@ -82,3 +82,27 @@ func TestWithMovesKnownPrefixAndTail(t *testing.T) {
 		t.Fatalf("a caller's append changed the known moves: %q", got)
 	}
 }
+
+// The cache keeps at most its limit of moves in all, dropping the least
+// recently used games first, and never a list longer than the limit.
+func TestMoveCacheBoundsItsMoves(t *testing.T) {
+	c := newMoveCacheOf(10, 5)
+	moves := func(n int) knownMoves { return knownMoves{moves: make([]PlayedMove, n), seq: int64(n)} }
+	c.put("a", moves(2))
+	c.put("b", moves(2))
+	c.get("a") // a is now the most recently used
+	c.put("c", moves(2))
+	if c.moves != 4 || len(c.get("b").moves) != 0 || len(c.get("a").moves) != 2 || len(c.get("c").moves) != 2 {
+		t.Fatalf("after a 6th move: %d moves kept, a %d, b %d, c %d; want b (least recently used) dropped",
+			c.moves, len(c.get("a").moves), len(c.get("b").moves), len(c.get("c").moves))
+	}
+	c.played("c", 3, PlayedMove{}, 3)
+	c.played("c", 4, PlayedMove{}, 4)
+	if c.moves > 5 || len(c.get("c").moves) != 4 {
+		t.Fatalf("%d moves kept, c has %d; want at most 5, c with 4", c.moves, len(c.get("c").moves))
+	}
+	c.put("d", moves(6))
+	if len(c.get("d").moves) != 0 || c.moves > 5 {
+		t.Fatalf("a list of 6 moves was kept under a limit of 5 (%d in all)", c.moves)
+	}
+}
