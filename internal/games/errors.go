@@ -1,6 +1,10 @@
 package games
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Code classifies an error the way callers must react to it; the transport
 // maps each to its status code.
@@ -60,4 +64,15 @@ func invalid(field, format string, args ...any) *Error {
 
 func precondition(reason, format string, args ...any) *Error {
 	return &Error{Code: CodeFailedPrecondition, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// storeError turns a store error into the service's error.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &Error{Code: CodeNotFound, Reason: ReasonGameNotFound, Message: "no such game", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &Error{Code: CodeUnavailable, Message: "the game store failed: " + err.Error(), Err: err}
 }
