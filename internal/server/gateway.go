@@ -80,6 +80,10 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies) (http.Ha
 		_, out := runtime.MarshalerForRequest(mux, r)
 		errorHandler(r.Context(), mux, out, w, r, err)
 	}
+	bs.routeError = func(w http.ResponseWriter, r *http.Request, httpCode int) {
+		_, out := runtime.MarshalerForRequest(mux, r)
+		routingErrorHandler(r.Context(), mux, out, w, r, httpCode)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isNDJSONStream(r) {
 			stream.ServeHTTP(w, r)

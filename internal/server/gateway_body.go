@@ -46,6 +46,10 @@ type bodies struct {
 	// answer writes err (a status, or a *http.MaxBytesError) in the
 	// gateway's error model; newGateway sets it.
 	answer func(w http.ResponseWriter, r *http.Request, err error)
+	// routeError answers a request that no route takes (404, or 405 for a
+	// known path with another method) in the gateway's error model, for
+	// routes served outside the gateway (/board.svg); newGateway sets it.
+	routeError func(w http.ResponseWriter, r *http.Request, httpCode int)
 
 	mu      sync.Mutex
 	pending map[*pendingBody]struct{} // bodies being read

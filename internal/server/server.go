@@ -245,6 +245,8 @@ func New(cfg Config) (*Server, error) {
 			writePlain(w, http.StatusServiceUnavailable, "not ready")
 		}
 	})
+	// Every method, so that another than GET is the gateway's 405.
+	mux.Handle(BoardImagePath, boardImageHandler(s.bodies))
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
