@@ -31,6 +31,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
@@ -95,13 +96,13 @@ type benchConfig struct {
 	seed              uint64
 }
 
-func runLoadCommand(args []string, stdout, stderr io.Writer) error {
+func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	// The load generator shares the machine with the server: collecting its
 	// garbage less often leaves more CPU to what is measured.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	fs := newCommandFlags("load", stdout, "Usage: damone-bench load [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.")
+	fs := cli.NewFlags("load", stdout, "Usage: damone-bench load [flags]\n\nLoads a running damone server and reports throughput and latency of\nlist-legal-moves over gRPC and REST (against an empty gRPC handler, the\nhealth check), of whole-game validation (a gRPC stream, unary gRPC, REST\nJSON and a REST NDJSON stream, with the server's CPU per validated ply\ngiven --metrics-addr or --server-pid), and the rate of events delivered\nto concurrent watchers.")
 	var cfg benchConfig
 	fs.StringVar(&cfg.grpcAddr, "grpc-addr", "localhost:9090", "gRPC address of the running server; several, comma-separated, spread the load over replicas\n(worker or stream w goes to address w modulo their number; the watch scenario needs replicas that share a store)")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "localhost:8080", "REST gateway address of the running server; several, comma-separated, in the order of --grpc-addr")
@@ -123,56 +124,56 @@ func runLoadCommand(args []string, stdout, stderr io.Writer) error {
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
 	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
-	if pos, err := fs.parse(args); err != nil {
+	if pos, err := fs.ParseArgs(args); err != nil {
 		return err
 	} else if len(pos) != 0 {
-		return usagef("unexpected argument %q", pos[0])
+		return cli.Usagef("unexpected argument %q", pos[0])
 	}
 	var err error
 	if cfg.scenarios, err = parseScenarios(*scen); err != nil {
-		return usagef("--scenarios: %v", err)
+		return cli.Usagef("--scenarios: %v", err)
 	}
 	switch {
 	case cfg.duration <= 0:
-		return usagef("--duration %v: must be above 0", cfg.duration)
+		return cli.Usagef("--duration %v: must be above 0", cfg.duration)
 	case cfg.warmup < 0:
-		return usagef("--warmup %v: must be 0 or more", cfg.warmup)
+		return cli.Usagef("--warmup %v: must be 0 or more", cfg.warmup)
 	case cfg.restClient != restClientFast && cfg.restClient != restClientStd:
-		return usagef("--rest-client %q: want %s or %s", cfg.restClient, restClientFast, restClientStd)
+		return cli.Usagef("--rest-client %q: want %s or %s", cfg.restClient, restClientFast, restClientStd)
 	case cfg.rounds < 1:
-		return usagef("--rounds %d: must be 1 or more", cfg.rounds)
+		return cli.Usagef("--rounds %d: must be 1 or more", cfg.rounds)
 	case cfg.concurrency < 1:
-		return usagef("--concurrency %d: must be 1 or more", cfg.concurrency)
+		return cli.Usagef("--concurrency %d: must be 1 or more", cfg.concurrency)
 	case cfg.conns < 1:
-		return usagef("--conns %d: must be 1 or more", cfg.conns)
+		return cli.Usagef("--conns %d: must be 1 or more", cfg.conns)
 	case cfg.watchers < 1:
-		return usagef("--watchers %d: must be 1 or more", cfg.watchers)
+		return cli.Usagef("--watchers %d: must be 1 or more", cfg.watchers)
 	case cfg.watchGames < 0:
-		return usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
+		return cli.Usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
 	case cfg.streams < 1:
-		return usagef("--streams %d: must be 1 or more", cfg.streams)
+		return cli.Usagef("--streams %d: must be 1 or more", cfg.streams)
 	case cfg.inFlight < 1:
-		return usagef("--in-flight %d: must be 1 or more", cfg.inFlight)
+		return cli.Usagef("--in-flight %d: must be 1 or more", cfg.inFlight)
 	case cfg.games < 1:
-		return usagef("--games %d: must be 1 or more", cfg.games)
+		return cli.Usagef("--games %d: must be 1 or more", cfg.games)
 	case cfg.plies < 1 || cfg.plies > 300:
-		return usagef("--plies %d: must be 1..300", cfg.plies)
+		return cli.Usagef("--plies %d: must be 1..300", cfg.plies)
 	}
 	for _, f := range []struct {
 		name, value string
 		list        *[]string
 	}{{"grpc-addr", cfg.grpcAddr, &cfg.grpcAddrs}, {"http-addr", cfg.httpAddr, &cfg.httpAddrs}, {"metrics-addr", *metricsAddr, &cfg.metricsAddrs}} {
 		if *f.list, err = parseAddrs(f.value); err != nil {
-			return usagef("--%s: %v", f.name, err)
+			return cli.Usagef("--%s: %v", f.name, err)
 		}
 	}
 	switch {
 	case len(cfg.grpcAddrs) == 0:
-		return usagef("--grpc-addr: no address given")
+		return cli.Usagef("--grpc-addr: no address given")
 	case len(cfg.httpAddrs) != len(cfg.grpcAddrs):
-		return usagef("--http-addr: %d address(es) for %d gRPC address(es)", len(cfg.httpAddrs), len(cfg.grpcAddrs))
+		return cli.Usagef("--http-addr: %d address(es) for %d gRPC address(es)", len(cfg.httpAddrs), len(cfg.grpcAddrs))
 	case len(cfg.metricsAddrs) > 0 && len(cfg.metricsAddrs) != len(cfg.grpcAddrs):
-		return usagef("--metrics-addr: %d address(es) for %d gRPC address(es)", len(cfg.metricsAddrs), len(cfg.grpcAddrs))
+		return cli.Usagef("--metrics-addr: %d address(es) for %d gRPC address(es)", len(cfg.metricsAddrs), len(cfg.grpcAddrs))
 	}
 	for _, p := range strings.Split(*pids, ",") {
 		if p = strings.TrimSpace(p); p == "" {
@@ -180,21 +181,21 @@ func runLoadCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		pid, err := strconv.Atoi(p)
 		if err != nil || pid < 1 {
-			return usagef("--server-pid %q: want process ids", *pids)
+			return cli.Usagef("--server-pid %q: want process ids", *pids)
 		}
 		cfg.serverPIDs = append(cfg.serverPIDs, pid)
 	}
 	switch {
 	case len(cfg.serverPIDs) > 0 && len(cfg.metricsAddrs) > 0:
-		return usagef("--server-pid and --metrics-addr: give one of them")
+		return cli.Usagef("--server-pid and --metrics-addr: give one of them")
 	case len(cfg.serverPIDs) > 0 && len(cfg.serverPIDs) != len(cfg.grpcAddrs):
-		return usagef("--server-pid: %d process id(s) for %d gRPC address(es)", len(cfg.serverPIDs), len(cfg.grpcAddrs))
+		return cli.Usagef("--server-pid: %d process id(s) for %d gRPC address(es)", len(cfg.serverPIDs), len(cfg.grpcAddrs))
 	}
 	cfg.positions = benchPositions
 	if *pos != "" {
 		p, err := engine.ParsePosition(*pos)
 		if err != nil {
-			return usagef("--position: %v", err)
+			return cli.Usagef("--position: %v", err)
 		}
 		cfg.positions = []string{p.String()}
 	}

@@ -150,7 +150,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"--metrics-addr", "m:1", "--server-pid", "7"}, "give one of them"},
 	} {
 		var out, errOut strings.Builder
-		err := runLoadCommand(c.args, &out, &errOut)
+		err := runLoadCommand(c.args, nil, &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to contain %q", c.args, err, c.want)
 		}
@@ -266,7 +266,7 @@ func TestBenchValidateScenarios(t *testing.T) {
 	var out, errOut strings.Builder
 	err = runLoadCommand([]string{"--grpc-addr", g, "--http-addr", h, "--metrics-addr", m, "--json",
 		"--scenarios", strings.Join(validateScenarios, ","), "--duration", "800ms", "--rounds", "2", "--warmup", "200ms",
-		"--games", "8", "--plies", "40", "--streams", "2", "--in-flight", "3", "--concurrency", "4"}, &out, &errOut)
+		"--games", "8", "--plies", "40", "--streams", "2", "--in-flight", "3", "--concurrency", "4"}, nil, &out, &errOut)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}

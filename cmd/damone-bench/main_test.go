@@ -19,20 +19,20 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 0 and the usage on stdout", args, code, errOut, out)
 		}
 		for _, c := range commands() {
-			if !strings.Contains(out, "\n  "+c.name+" ") {
-				t.Errorf("%v: no line for %s:\n%s", args, c.name, out)
+			if !strings.Contains(out, "\n  "+c.Name+" ") {
+				t.Errorf("%v: no line for %s:\n%s", args, c.Name, out)
 			}
 		}
 	}
 	// One flag each command's help must show, from the command's docs.
 	wantFlag := map[string]string{"load": "--scenarios", "moves": "--stores", "soak": "--kill-every"}
 	for _, c := range commands() {
-		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-help"}, {"help", c.name}} {
+		for _, args := range [][]string{{c.Name, "--help"}, {c.Name, "-help"}, {"help", c.Name}} {
 			out, errOut, code := runCLI(args...)
-			if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage: damone-bench "+c.name) {
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage: damone-bench "+c.Name) {
 				t.Errorf("%v: exit %d, stderr %q, stdout %q", args, code, errOut, out)
 			}
-			if f := wantFlag[c.name]; f == "" || !strings.Contains(out, "\n  "+f+" ") {
+			if f := wantFlag[c.Name]; f == "" || !strings.Contains(out, "\n  "+f+" ") {
 				t.Errorf("%v: help lists no %q:\n%s", args, f, out)
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/cli"
 )
 
 // The scenarios of damone-bench moves, in the order they run.
@@ -64,11 +65,11 @@ type movesConfig struct {
 	keep             bool
 }
 
-func runMovesCommand(args []string, stdout, stderr io.Writer) error {
+func runMovesCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400) // as load: leave the CPU to the server
 	}
-	fs := newCommandFlags("moves", stdout, `Usage: damone-bench moves [flags]
+	fs := cli.NewFlags("moves", stdout, `Usage: damone-bench moves [flags]
 
 Starts a damone server for each store (memory; embedded, in a temporary
 --data-dir; postgres, given --postgres-dsn) and plays games on it over
@@ -95,22 +96,22 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random moves")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (servers' logs, embedded store) after the run")
-	if rest, err := fs.parse(args); err != nil {
+	if rest, err := fs.ParseArgs(args); err != nil {
 		return err
 	} else if len(rest) != 0 {
-		return usagef("unexpected argument %q", rest[0])
+		return cli.Usagef("unexpected argument %q", rest[0])
 	}
 	explicitStores := false
 	fs.Visit(func(f *flag.Flag) { explicitStores = explicitStores || f.Name == "stores" })
 	var err error
 	if cfg.stores, err = parseList(*stores, allStores); err != nil {
-		return usagef("--stores: %v", err)
+		return cli.Usagef("--stores: %v", err)
 	}
 	if cfg.postgresDSN != "" && !explicitStores && !slices.Contains(cfg.stores, "postgres") {
 		cfg.stores = append(cfg.stores, "postgres")
 	}
 	if cfg.scenarios, err = parseList(*scen, movesScenarios); err != nil {
-		return usagef("--scenarios: %v", err)
+		return cli.Usagef("--scenarios: %v", err)
 	}
 	switch *view {
 	case "full":
@@ -118,24 +119,24 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	case "basic":
 		cfg.view = damonev1.GameView_GAME_VIEW_BASIC
 	default:
-		return usagef("--view %q: must be full or basic", *view)
+		return cli.Usagef("--view %q: must be full or basic", *view)
 	}
 	if cfg.longPlies, err = parsePlies(*longPlies); err != nil {
-		return usagef("--long-plies: %v", err)
+		return cli.Usagef("--long-plies: %v", err)
 	}
 	switch {
 	case slices.Contains(cfg.stores, "postgres") && cfg.postgresDSN == "":
-		return usagef("--stores postgres needs --postgres-dsn")
+		return cli.Usagef("--stores postgres needs --postgres-dsn")
 	case cfg.games < 1:
-		return usagef("--games %d: must be 1 or more", cfg.games)
+		return cli.Usagef("--games %d: must be 1 or more", cfg.games)
 	case cfg.duration <= 0:
-		return usagef("--duration %v: must be above 0", cfg.duration)
+		return cli.Usagef("--duration %v: must be above 0", cfg.duration)
 	case cfg.warmup < 0:
-		return usagef("--warmup %v: must be 0 or more", cfg.warmup)
+		return cli.Usagef("--warmup %v: must be 0 or more", cfg.warmup)
 	case cfg.rounds < 1:
-		return usagef("--rounds %d: must be 1 or more", cfg.rounds)
+		return cli.Usagef("--rounds %d: must be 1 or more", cfg.rounds)
 	case cfg.longMoves < 1:
-		return usagef("--long-moves %d: must be 1 or more", cfg.longMoves)
+		return cli.Usagef("--long-moves %d: must be 1 or more", cfg.longMoves)
 	}
 	if cfg.serverBin, err = findServerBin(cfg.serverBin); err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
@@ -32,7 +33,7 @@ import (
 func findServerBin(bin string) (string, error) {
 	if bin != "" {
 		if _, err := os.Stat(bin); err != nil {
-			return "", usagef("--server-bin: %v", err)
+			return "", cli.Usagef("--server-bin: %v", err)
 		}
 		return bin, nil
 	}
@@ -45,7 +46,7 @@ func findServerBin(bin string) (string, error) {
 	if p, err := exec.LookPath("damone"); err == nil {
 		return p, nil
 	}
-	return "", usagef("--server-bin: no damone binary next to damone-bench or on PATH; build one (go build -o bin/damone ./cmd/damone) and give its path")
+	return "", cli.Usagef("--server-bin: no damone binary next to damone-bench or on PATH; build one (go build -o bin/damone ./cmd/damone) and give its path")
 }
 
 // freeAddrs returns n loopback addresses whose ports were free a moment

@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/cli"
 )
 
 // The trend tolerances (see trendCheck): a rise over the run above both
@@ -89,8 +90,8 @@ type soakConfig struct {
 	json, keep      bool
 }
 
-func runSoakCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("soak", stdout, `Usage: damone-bench soak [flags]
+func runSoakCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := cli.NewFlags("soak", stdout, `Usage: damone-bench soak [flags]
 
 Runs a real damone serve (embedded store, in a temporary --data-dir) on
 free loopback ports under mixed load over gRPC and REST: games created and
@@ -119,32 +120,32 @@ if a call fails other than by the restarts.`)
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random choices")
 	fs.BoolVar(&cfg.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (data, server log) even when the soak passes")
-	if rest, err := fs.parse(args); err != nil {
+	if rest, err := fs.ParseArgs(args); err != nil {
 		return err
 	} else if len(rest) != 0 {
-		return usagef("unexpected argument %q", rest[0])
+		return cli.Usagef("unexpected argument %q", rest[0])
 	}
 	intervals := soakIntervals(cfg.duration, cfg.killEvery)
 	switch {
 	case cfg.killEvery < 4*cfg.sampleEvery:
-		return usagef("--kill-every %v: must be at least 4 samples (--sample-every %v) long", cfg.killEvery, cfg.sampleEvery)
+		return cli.Usagef("--kill-every %v: must be at least 4 samples (--sample-every %v) long", cfg.killEvery, cfg.sampleEvery)
 	case cfg.sampleEvery <= 0:
-		return usagef("--sample-every %v: must be above 0", cfg.sampleEvery)
+		return cli.Usagef("--sample-every %v: must be above 0", cfg.sampleEvery)
 	case cfg.warmupIntervals < 0:
-		return usagef("--warmup-intervals %d: must be 0 or more", cfg.warmupIntervals)
+		return cli.Usagef("--warmup-intervals %d: must be 0 or more", cfg.warmupIntervals)
 	case cfg.duration <= 0 || intervals-cfg.warmupIntervals < minTrendPoints:
-		return usagef("--duration %v: %d interval(s) of --kill-every %v; a trend needs %d after the %d of --warmup-intervals",
+		return cli.Usagef("--duration %v: %d interval(s) of --kill-every %v; a trend needs %d after the %d of --warmup-intervals",
 			cfg.duration, intervals, cfg.killEvery, minTrendPoints, cfg.warmupIntervals)
 	case cfg.store != "embedded" && cfg.store != "memory":
-		return usagef("--store %q: want embedded or memory", cfg.store)
+		return cli.Usagef("--store %q: want embedded or memory", cfg.store)
 	case cfg.movers < 1:
-		return usagef("--movers %d: must be 1 or more", cfg.movers)
+		return cli.Usagef("--movers %d: must be 1 or more", cfg.movers)
 	case cfg.moveRate <= 0:
-		return usagef("--move-rate %v: must be above 0", cfg.moveRate)
+		return cli.Usagef("--move-rate %v: must be above 0", cfg.moveRate)
 	case cfg.watchers < 0:
-		return usagef("--watchers %d: must be 0 or more", cfg.watchers)
+		return cli.Usagef("--watchers %d: must be 0 or more", cfg.watchers)
 	case cfg.createRate < 0 || cfg.analysisRate < 0 || cfg.badRate < 0:
-		return usagef("--create-rate, --analysis-rate and --bad-rate: must be 0 or more")
+		return cli.Usagef("--create-rate, --analysis-rate and --bad-rate: must be 0 or more")
 	}
 	var err error
 	if cfg.serverBin, err = findServerBin(cfg.serverBin); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/search"
 )
@@ -27,7 +28,7 @@ type analyzeArgs struct {
 // parseAnalyzeArgs parses analyze's command line; help asked for goes to
 // stdout.
 func parseAnalyzeArgs(args []string, stdin io.Reader, stdout io.Writer) (*analyzeArgs, error) {
-	fs := newCommandFlags("analyze", stdout, `Usage: damone analyze [flags]
+	fs := cli.NewFlags("analyze", stdout, `Usage: damone analyze [flags]
 
 Searches a position and prints one line per completed depth: depth, score
 (Pedines for the side to move, or "win in N plies"/"loss in N plies"),
@@ -45,25 +46,25 @@ nodes, nodes/s, time and the principal variation; then the best move.`)
 	hash := fs.Int("hash", 64, "transposition table size in MiB")
 	captureAll := fs.Bool("capture-all-damones", false, "win condition: capture all Damones")
 	asJSON := fs.Bool("json", false, "print one JSON object per completed depth, then the result")
-	if rest, err := fs.parse(args); err != nil {
+	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
-		return nil, usagef("unexpected argument %q", rest[0])
+		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
 	if *depth < 0 || *nodes < 0 || *movetime < 0 {
-		return nil, usagef("--depth, --nodes and --movetime must not be negative")
+		return nil, cli.Usagef("--depth, --nodes and --movetime must not be negative")
 	}
 	if *depth > search.MaxDepth {
-		return nil, usagef("--depth must be at most %d", search.MaxDepth)
+		return nil, cli.Usagef("--depth must be at most %d", search.MaxDepth)
 	}
 	if *hash < 1 || *hash > 4096 {
-		return nil, usagef("--hash must be 1..4096 MiB, got %d", *hash)
+		return nil, cli.Usagef("--hash must be 1..4096 MiB, got %d", *hash)
 	}
 	if *lines < 1 || *lines > search.MaxLines {
-		return nil, usagef("--lines must be 1..%d", search.MaxLines)
+		return nil, cli.Usagef("--lines must be 1..%d", search.MaxLines)
 	}
 	if *infinite && (*depth > 0 || *nodes > 0 || *movetime > 0) {
-		return nil, usagef("--infinite takes no other limit")
+		return nil, cli.Usagef("--infinite takes no other limit")
 	}
 	p, err := pf.resolve(stdin)
 	if err != nil {

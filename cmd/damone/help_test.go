@@ -100,9 +100,9 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 			args []string
 			flag string
 		}) bool {
-			return h.args[0] == c.name
+			return h.args[0] == c.Name
 		}) {
-			t.Errorf("command %s has no help check", c.name)
+			t.Errorf("command %s has no help check", c.Name)
 		}
 	}
 }

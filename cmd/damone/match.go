@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/match"
 	"github.com/damone-rules/damone/internal/players"
@@ -29,7 +30,7 @@ type matchArgs struct {
 // parseMatchArgs parses match's command line; help asked for goes to
 // stdout.
 func parseMatchArgs(args []string, stdout io.Writer) (*matchArgs, error) {
-	fs := newCommandFlags("match", stdout, `Usage: damone match [flags]
+	fs := cli.NewFlags("match", stdout, `Usage: damone match [flags]
 
 Plays --pairs game pairs between two players from a seeded set of openings
 (distinct positions after --openings-plies random plies), colours swapped
@@ -51,31 +52,31 @@ Players (KIND[:KEY=VALUE,...]):
 	variant := fs.String("variant", "standard", "setup: standard or no-damone")
 	asJSON := fs.Bool("json", false, "print the result as JSON (games included)")
 	progress := fs.Bool("progress", false, "print a line per finished game to stderr")
-	if rest, err := fs.parse(args); err != nil {
+	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
-		return nil, usagef("unexpected argument %q", rest[0])
+		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
 	a := &matchArgs{asJSON: *asJSON, progress: *progress}
 	var err error
 	if a.cfg.Player1, err = players.ParseSpec(*p1); err != nil {
-		return nil, usagef("--player1: %v", err)
+		return nil, cli.Usagef("--player1: %v", err)
 	}
 	if a.cfg.Player2, err = players.ParseSpec(*p2); err != nil {
-		return nil, usagef("--player2: %v", err)
+		return nil, cli.Usagef("--player2: %v", err)
 	}
 	if *pairs < 1 {
-		return nil, usagef("--pairs must be at least 1")
+		return nil, cli.Usagef("--pairs must be at least 1")
 	}
 	if *plies < 0 {
-		return nil, usagef("--openings-plies must not be negative")
+		return nil, cli.Usagef("--openings-plies must not be negative")
 	}
 	if *conc < 1 {
-		return nil, usagef("--concurrency must be at least 1")
+		return nil, cli.Usagef("--concurrency must be at least 1")
 	}
 	setup, err := engine.ParseSetup(*variant)
 	if err != nil {
-		return nil, usagef("--variant: %v", err)
+		return nil, cli.Usagef("--variant: %v", err)
 	}
 	v := engine.DefaultVariant()
 	v.Setup = setup
@@ -87,7 +88,7 @@ Players (KIND[:KEY=VALUE,...]):
 		a.elo0, err0 = strconv.ParseFloat(strings.TrimSpace(e0), 64)
 		a.elo1, err1 = strconv.ParseFloat(strings.TrimSpace(e1), 64)
 		if !ok || err0 != nil || err1 != nil || a.elo0 == a.elo1 {
-			return nil, usagef("--sprt: want ELO0,ELO1 with two different numbers, got %q", *sprt)
+			return nil, cli.Usagef("--sprt: want ELO0,ELO1 with two different numbers, got %q", *sprt)
 		}
 		a.sprt = true
 	}

@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
 func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("moves", stdout, `Usage: damone moves [flags]
+	fs := cli.NewFlags("moves", stdout, `Usage: damone moves [flags]
 
 Prints the legal moves of a position, one per line, in notation, sorted by
 notation as the API's ListLegalMoves lists them.`)
@@ -21,10 +22,10 @@ notation as the API's ListLegalMoves lists them.`)
 	fs.StringVar(&pf.text, "position", "", "position text (docs/notation.md)")
 	fs.StringVar(&pf.jsonText, "position-json", "", "structured position JSON ('-' reads stdin)")
 	asJSON := fs.Bool("json", false, "print a JSON array of moves with their details")
-	if pos, err := fs.parse(args); err != nil {
+	if pos, err := fs.ParseArgs(args); err != nil {
 		return err
 	} else if len(pos) != 0 {
-		return usagef("unexpected argument %q", pos[0])
+		return cli.Usagef("unexpected argument %q", pos[0])
 	}
 	p, err := pf.resolve(stdin)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/pdn"
 	"github.com/damone-rules/damone/internal/validation"
@@ -33,7 +34,7 @@ for their flags.`
 func runPdn(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, pdnUsage)
-		return usagef("want a subcommand: validate or export")
+		return cli.Usagef("want a subcommand: validate or export")
 	}
 	switch args[0] {
 	case "validate":
@@ -44,7 +45,7 @@ func runPdn(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, pdnUsage)
 		return flag.ErrHelp
 	}
-	return usagef("unknown subcommand %q (want validate or export)", args[0])
+	return cli.Usagef("unknown subcommand %q (want validate or export)", args[0])
 }
 
 // pdnCounts is the summary of a validate run.
@@ -83,7 +84,7 @@ type pdnEnding struct {
 }
 
 func runPdnValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("pdn validate", stdout, `Usage: damone pdn validate [--json] FILE...
+	fs := cli.NewFlags("pdn validate", stdout, `Usage: damone pdn validate [--json] FILE...
 
 Reads every game of the PDN files ('-' reads stdin), takes its rules from
 its tags (docs/notation.md, PDN) and plays its moves with the engine.
@@ -96,12 +97,12 @@ Exit status: 0 if every game is valid, 1 if any game is invalid or
 unreadable (its tags give no variant) or any file unreadable, 2 for a
 usage error.`)
 	asJSON := fs.Bool("json", false, "print one JSON object per game (and per unreadable file), then a summary object")
-	files, err := fs.parse(args)
+	files, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("want at least one FILE ('-' for stdin)")
+		return cli.Usagef("want at least one FILE ('-' for stdin)")
 	}
 	stdins := 0
 	for _, f := range files {
@@ -110,7 +111,7 @@ usage error.`)
 		}
 	}
 	if stdins > 1 {
-		return usagef("'-' (stdin) given %d times; it can be read once", stdins)
+		return cli.Usagef("'-' (stdin) given %d times; it can be read once", stdins)
 	}
 
 	enc := json.NewEncoder(stdout)
@@ -217,28 +218,28 @@ func judgePDNGame(file string, n int, g *pdn.Game) (pdnVerdict, string) {
 }
 
 func runPdnExport(args []string, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("pdn export", stdout, `Usage: damone pdn export [--addr HOST:PORT] games/ID
+	fs := cli.NewFlags("pdn export", stdout, `Usage: damone pdn export [--addr HOST:PORT] games/ID
 
 Asks a running server for a game (GameService.ExportPdn) and prints it as
 one PDN game record.`)
 	addr := fs.String("addr", "localhost:9090", "gRPC address of the running server (host:port)")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up on the call after this long")
-	pos, err := fs.parse(args)
+	pos, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("want one game name like games/ID, got %d arguments", len(pos))
+		return cli.Usagef("want one game name like games/ID, got %d arguments", len(pos))
 	}
 	name := pos[0]
 	if !strings.HasPrefix(name, "games/") || len(name) == len("games/") {
-		return usagef("game name %q: want games/ID, e.g. games/k3v9q2m7x1", name)
+		return cli.Usagef("game name %q: want games/ID, e.g. games/k3v9q2m7x1", name)
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return usagef("--addr %q: want host:port (%v)", *addr, err)
+		return cli.Usagef("--addr %q: want host:port (%v)", *addr, err)
 	}
 	if *timeout <= 0 {
-		return usagef("--timeout must be positive, got %v", *timeout)
+		return cli.Usagef("--timeout must be positive, got %v", *timeout)
 	}
 	conn, err := grpc.NewClient("passthrough:///"+*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -10,11 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
 func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("perft", stdout, `Usage: damone perft [flags] DEPTH
+	fs := cli.NewFlags("perft", stdout, `Usage: damone perft [flags] DEPTH
 
 Counts the leaf nodes of the legal-move tree at depths 1..DEPTH (distinct
 moves, no game-over rule but 'no legal move'), with time and nodes/s.`)
@@ -26,19 +27,19 @@ moves, no game-over rule but 'no legal move'), with time and nodes/s.`)
 	divide := fs.Bool("divide", false, "print the count under each first move at DEPTH")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	threads := fs.Int("threads", 1, "split the first moves over this many goroutines (0 = one per CPU)")
-	pos, err := fs.parse(args)
+	pos, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("want exactly one DEPTH argument, got %d", len(pos))
+		return cli.Usagef("want exactly one DEPTH argument, got %d", len(pos))
 	}
 	depth, err := strconv.Atoi(pos[0])
 	if err != nil || depth < 1 || depth > 30 {
-		return usagef("DEPTH must be a whole number 1..30, got %q", pos[0])
+		return cli.Usagef("DEPTH must be a whole number 1..30, got %q", pos[0])
 	}
 	if *threads < 0 {
-		return usagef("--threads must be 0 or more, got %d", *threads)
+		return cli.Usagef("--threads must be 0 or more, got %d", *threads)
 	}
 	if *threads == 0 {
 		*threads = runtime.NumCPU()

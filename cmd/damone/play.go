@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/players"
 	"github.com/damone-rules/damone/internal/search"
@@ -23,7 +24,7 @@ type playArgs struct {
 // parsePlayArgs parses play's command line; help asked for goes to
 // stdout.
 func parsePlayArgs(args []string, stdout io.Writer) (*playArgs, error) {
-	fs := newCommandFlags("play", stdout, `Usage: damone play [flags]
+	fs := cli.NewFlags("play", stdout, `Usage: damone play [flags]
 
 A game against the engine in the terminal. Type moves in notation (e2-d3,
 f3xd5xb7, or the short form f3xb7); "moves" lists the legal moves, "board"
@@ -34,27 +35,27 @@ redraws the board, "quit" resigns. Input can be piped.`)
 	depth := fs.Int("depth", 0, "the engine's depth a move instead of --movetime")
 	setup := fs.String("variant", "standard", "setup: standard or no-damone")
 	first := fs.String("first", "red", "side that moves first: red or black")
-	if rest, err := fs.parse(args); err != nil {
+	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
-		return nil, usagef("unexpected argument %q", rest[0])
+		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
 	a := &playArgs{variant: engine.DefaultVariant()}
 	var err error
 	if a.human, err = engine.ParseSide(*side); err != nil {
-		return nil, usagef("--side: %v", err)
+		return nil, cli.Usagef("--side: %v", err)
 	}
 	if a.variant.Setup, err = engine.ParseSetup(*setup); err != nil {
-		return nil, usagef("--variant: %v", err)
+		return nil, cli.Usagef("--variant: %v", err)
 	}
 	if a.variant.FirstPlayer, err = engine.ParseSide(*first); err != nil {
-		return nil, usagef("--first: %v", err)
+		return nil, cli.Usagef("--first: %v", err)
 	}
 	if *depth > search.MaxDepth {
-		return nil, usagef("--depth must be at most %d", search.MaxDepth)
+		return nil, cli.Usagef("--depth must be at most %d", search.MaxDepth)
 	}
 	if *nodes < 0 || *depth < 0 || *movetime < 0 {
-		return nil, usagef("--movetime, --nodes and --depth must not be negative")
+		return nil, cli.Usagef("--movetime, --nodes and --depth must not be negative")
 	}
 	a.limits = search.Limits{Nodes: *nodes, Depth: *depth}
 	if *nodes == 0 && *depth == 0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
@@ -70,7 +71,7 @@ type positionFlags struct {
 
 func (f *positionFlags) resolve(stdin io.Reader) (engine.Position, error) {
 	if f.text != "" && f.jsonText != "" {
-		return engine.Position{}, usagef("give --position or --position-json, not both")
+		return engine.Position{}, cli.Usagef("give --position or --position-json, not both")
 	}
 	switch {
 	case f.text != "":
@@ -82,11 +83,11 @@ func (f *positionFlags) resolve(stdin io.Reader) (engine.Position, error) {
 	}
 	setup, err := engine.ParseSetup(f.setup)
 	if err != nil {
-		return engine.Position{}, usagef("--variant: %v", err)
+		return engine.Position{}, cli.Usagef("--variant: %v", err)
 	}
 	first, err := engine.ParseSide(f.first)
 	if err != nil {
-		return engine.Position{}, usagef("--first: %v", err)
+		return engine.Position{}, cli.Usagef("--first: %v", err)
 	}
 	return engine.StartPosition(setup, first)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -54,12 +55,12 @@ func TestReadmeNamesEveryCommand(t *testing.T) {
 		}
 	}
 	for _, c := range commands() {
-		if named[c.name] == 0 {
-			t.Errorf("README.md, Commands: no line for damone %s", c.name)
+		if named[c.Name] == 0 {
+			t.Errorf("README.md, Commands: no line for damone %s", c.Name)
 		}
 	}
 	for name := range named {
-		if !slices.ContainsFunc(commands(), func(c command) bool { return c.name == name }) {
+		if !slices.ContainsFunc(commands(), func(c cli.Command) bool { return c.Name == name }) {
 			t.Errorf("README.md, Commands: damone %s is no command of the binary", name)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/server"
 	"github.com/damone-rules/damone/internal/store/bolt"
@@ -33,12 +34,12 @@ const maxConnectionAge = 8760 * time.Hour
 const envPrefix = "DAMONE"
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newCommandFlags("serve", stdout, fmt.Sprintf(`Usage: damone serve [flags]
+	fs := cli.NewFlags("serve", stdout, fmt.Sprintf(`Usage: damone serve [flags]
 
 Runs the damone gRPC service, its REST/JSON gateway and its metrics endpoint.
 Every flag can also be set by an environment variable: %s_ and the flag's
 name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefix))
-	fs.note = func(f *flag.Flag) string {
+	fs.Note = func(f *flag.Flag) string {
 		return "env " + envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 	}
 	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
@@ -71,19 +72,19 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
 	watchBuffer := fs.Int("watch-buffer", games.DefaultLimits.WatchBuffer, "events buffered per watcher before a slow watcher is cut off")
 	if err := ff.Parse(fs.FlagSet, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
-		err = fs.parseError(err)
+		err = fs.ParseError(err)
 		if !errors.Is(err, flag.ErrHelp) && strings.Contains(err.Error(), "parse error") {
-			err = usagef("%v (durations need a unit, e.g. 20s or 500ms; sizes and counts are whole numbers)", err)
+			err = cli.Usagef("%v (durations need a unit, e.g. 20s or 500ms; sizes and counts are whole numbers)", err)
 		}
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 
 	logger, err := newLogger(*logFormat, *logLevel, stderr)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	// The service's heap is small and short-lived garbage dominates it:
 	// collecting less often cuts CPU per call (docs/BENCHMARKS.md).
@@ -103,10 +104,10 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	for name, addr := range map[string]string{"grpc-addr": *grpcAddr, "http-addr": *httpAddr, "metrics-addr": *metricsAddr} {
 		_, port, err := net.SplitHostPort(addr)
 		if err != nil {
-			return usagef("--%s %q: want host:port or :port (%v)", name, addr, err)
+			return cli.Usagef("--%s %q: want host:port or :port (%v)", name, addr, err)
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-			return usagef("--%s %q: the port must be a number 0..65535", name, addr)
+			return cli.Usagef("--%s %q: the port must be a number 0..65535", name, addr)
 		}
 	}
 	checks := []struct {
@@ -143,7 +144,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	}
 	for _, c := range checks {
 		if !c.ok {
-			return usagef("--%s %v: must be %s", c.name, c.val, c.want)
+			return cli.Usagef("--%s %v: must be %s", c.name, c.val, c.want)
 		}
 	}
 	var rules, gamesOn, analysis bool
@@ -156,11 +157,11 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		case "analysis":
 			analysis = true
 		default:
-			return usagef("--services %q: unknown service %q (want rules, games and/or analysis)", *services, name)
+			return cli.Usagef("--services %q: unknown service %q (want rules, games and/or analysis)", *services, name)
 		}
 	}
 	if *storeKind == "postgres" && *postgresDSN == "" {
-		return usagef("--store postgres needs --postgres-dsn (or DAMONE_POSTGRES_DSN)")
+		return cli.Usagef("--store postgres needs --postgres-dsn (or DAMONE_POSTGRES_DSN)")
 	}
 	var store games.Store
 	switch *storeKind {
@@ -181,7 +182,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		defer ps.Close()
 		store = ps
 	default:
-		return usagef("--store %q: unknown store (want embedded, memory or postgres)", *storeKind)
+		return cli.Usagef("--store %q: unknown store (want embedded, memory or postgres)", *storeKind)
 	}
 	logger.Info("store", "kind", *storeKind)
 

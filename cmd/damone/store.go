@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/server"
 	"github.com/damone-rules/damone/internal/store/bolt"
 )
@@ -32,7 +33,7 @@ or 'damone store backup --help' for their flags.`
 func runStore(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, storeUsage)
-		return usagef("want a subcommand: verify or backup")
+		return cli.Usagef("want a subcommand: verify or backup")
 	}
 	switch args[0] {
 	case "verify":
@@ -43,11 +44,11 @@ func runStore(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, storeUsage)
 		return flag.ErrHelp
 	}
-	return usagef("unknown subcommand %q (want verify or backup)", args[0])
+	return cli.Usagef("unknown subcommand %q (want verify or backup)", args[0])
 }
 
 func runStoreVerify(args []string, stdout io.Writer) error {
-	fs := newCommandFlags("store verify", stdout, `Usage: damone store verify [--data-dir DIR | --file FILE]
+	fs := cli.NewFlags("store verify", stdout, `Usage: damone store verify [--data-dir DIR | --file FILE]
 
 Checks an embedded store file without writing to it: its meta pages, its
 size against their page count, every page of every bucket, bbolt's
@@ -58,17 +59,17 @@ and exits 0 if the file is sound; names the file and the damage and exits
 backup: damone store backup --from).`)
 	dataDir := fs.String("data-dir", "./damone-data", "data directory whose "+bolt.FileName+" to check (as damone serve --data-dir)")
 	file := fs.String("file", "", "check this store file instead, e.g. a backup")
-	rest, err := fs.parse(args)
+	rest, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usagef("unexpected argument %q", rest[0])
+		return cli.Usagef("unexpected argument %q", rest[0])
 	}
 	path := filepath.Join(*dataDir, bolt.FileName)
 	if *file != "" {
 		if flagSet(fs.FlagSet, "data-dir") {
-			return usagef("--file and --data-dir: give one")
+			return cli.Usagef("--file and --data-dir: give one")
 		}
 		path = *file
 	}
@@ -93,7 +94,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 func runStoreBackup(args []string, stdout io.Writer) error {
-	fs := newCommandFlags("store backup", stdout, `Usage: damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
+	fs := cli.NewFlags("store backup", stdout, `Usage: damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
 
 Copies an embedded store to FILE. With --from, a hot backup from a
 running damone serve: GET `+server.BackupPath+` on its metrics address, a
@@ -106,27 +107,27 @@ is not sound (FILE is then left as it was).`)
 	dataDir := fs.String("data-dir", "", "data directory of a store no server is running on")
 	out := fs.String("out", "", "the backup file to write")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on a --from backup after this long")
-	rest, err := fs.parse(args)
+	rest, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usagef("unexpected argument %q", rest[0])
+		return cli.Usagef("unexpected argument %q", rest[0])
 	}
 	switch {
 	case (*from == "") == (*dataDir == ""):
-		return usagef("give one of --from (a running server) and --data-dir (a stopped one)")
+		return cli.Usagef("give one of --from (a running server) and --data-dir (a stopped one)")
 	case *out == "":
-		return usagef("--out FILE is required")
+		return cli.Usagef("--out FILE is required")
 	case *timeout <= 0:
-		return usagef("--timeout must be positive, got %v", *timeout)
+		return cli.Usagef("--timeout must be positive, got %v", *timeout)
 	}
 	var fill func(w io.Writer) (int64, error)
 	source := ""
 	if *from != "" {
 		u, err := backupURL(*from)
 		if err != nil {
-			return usagef("--from %q: %v", *from, err)
+			return cli.Usagef("--from %q: %v", *from, err)
 		}
 		source = u
 		fill = func(w io.Writer) (int64, error) { return fetchBackup(u, *timeout, w) }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,34 +10,34 @@ import (
 	"strings"
 )
 
-// commandFlags is a command's flag set with its help. Every command uses
-// one, so every help looks alike: asked for (-h, --help, damone help
-// COMMAND) it goes to stdout and the command exits 0; flags are shown as
-// --flag, the form the README and docs use (the flag package accepts one
-// dash or two). Parse errors are returned, not printed: run prints them on
+// Flags is a command's flag set with its help. Every command uses one, so
+// every help looks alike: asked for (-h, --help, PROGRAM help COMMAND) it
+// goes to stdout and the command exits 0; flags are shown as --flag, the
+// form the README and docs use (the flag package accepts one dash or
+// two). Parse errors are returned, not printed: Main prints them on
 // stderr with a pointer to --help and exits 2.
-type commandFlags struct {
+type Flags struct {
 	*flag.FlagSet
 	help io.Writer
 	// text is the help above the flags: "Usage: damone NAME ...", a blank
 	// line and what the command does.
 	text string
-	// note, if set, adds to a flag's description (serve: its environment
+	// Note, if set, adds to a flag's description (serve: its environment
 	// variable).
-	note func(*flag.Flag) string
+	Note func(*flag.Flag) string
 }
 
-// newCommandFlags returns the flag set of command name (e.g. "pdn
-// validate"), whose help goes to help (the command's stdout).
-func newCommandFlags(name string, help io.Writer, text string) *commandFlags {
+// NewFlags returns the flag set of command name (e.g. "pdn validate"),
+// whose help goes to help (the command's stdout).
+func NewFlags(name string, help io.Writer, text string) *Flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // printed by parse, to help, only when asked for
-	return &commandFlags{FlagSet: fs, help: help, text: strings.TrimRight(text, "\n")}
+	fs.Usage = func() {} // printed by ParseArgs, to help, only when asked for
+	return &Flags{FlagSet: fs, help: help, text: strings.TrimRight(text, "\n")}
 }
 
 // printHelp writes the command's help: its text, then its flags.
-func (c *commandFlags) printHelp(w io.Writer) {
+func (c *Flags) printHelp(w io.Writer) {
 	fmt.Fprintln(w, c.text)
 	n := 0
 	c.VisitAll(func(*flag.Flag) { n++ })
@@ -55,8 +55,8 @@ func (c *commandFlags) printHelp(w io.Writer) {
 		if def, shown := flagDefault(f); shown {
 			extra = append(extra, "default "+def)
 		}
-		if c.note != nil {
-			if s := c.note(f); s != "" {
+		if c.Note != nil {
+			if s := c.Note(f); s != "" {
 				extra = append(extra, s)
 			}
 		}
@@ -91,15 +91,16 @@ func flagDefault(f *flag.Flag) (string, bool) {
 	return f.DefValue, true
 }
 
-// parse parses args, whose flags may come before or after the positional
-// arguments (which the flag package alone does not allow), and returns the
-// positional ones. Help asked for is printed to c.help and returned as
-// flag.ErrHelp; a mistake is a usageError naming the flag as --flag.
-func (c *commandFlags) parse(args []string) ([]string, error) {
+// ParseArgs parses args, whose flags may come before or after the
+// positional arguments (which the flag package alone does not allow), and
+// returns the positional ones. Help asked for is printed to c.help and
+// returned as flag.ErrHelp; a mistake is a UsageError naming the flag as
+// --flag.
+func (c *Flags) ParseArgs(args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := c.Parse(args); err != nil {
-			return nil, c.parseError(err)
+			return nil, c.ParseError(err)
 		}
 		rest := c.Args()
 		if len(rest) == 0 {
@@ -110,14 +111,14 @@ func (c *commandFlags) parse(args []string) ([]string, error) {
 	}
 }
 
-// parseError turns an error of c.Parse (perhaps wrapped, as ff wraps it)
-// into what parse returns.
-func (c *commandFlags) parseError(err error) error {
+// ParseError turns an error of c.Parse (perhaps wrapped, as ff wraps it)
+// into what ParseArgs returns.
+func (c *Flags) ParseError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		c.printHelp(c.help)
 		return flag.ErrHelp
 	}
-	return usagef("%s", flagErrorDashes.ReplaceAllString(err.Error(), "$1--$2"))
+	return Usagef("%s", flagErrorDashes.ReplaceAllString(err.Error(), "$1--$2"))
 }
 
 // flagErrorDashes finds the flag in the flag package's messages
