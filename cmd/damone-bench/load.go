@@ -231,25 +231,13 @@ func parseAddrs(s string) ([]string, error) {
 	return out, nil
 }
 
+// parseScenarios reads --scenarios: names out of allScenarios, run in its
+// order, so the baseline comes before the ratios.
 func parseScenarios(s string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if !slices.Contains(allScenarios, name) {
-			return nil, fmt.Errorf("unknown scenario %q (want %s)", name, strings.Join(allScenarios, ", "))
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
-		}
+	out, err := parseList(s, allScenarios)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
 	}
-	if len(out) == 0 {
-		return nil, errors.New("no scenario given")
-	}
-	// Run in the fixed order, so the baseline comes before the ratios.
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(allScenarios, a) - slices.Index(allScenarios, b) })
 	return out, nil
 }
 
