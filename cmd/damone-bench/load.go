@@ -208,12 +208,17 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if cfg.json {
-		enc := json.NewEncoder(stdout)
+	return writeReport(stdout, rep, cfg.json)
+}
+
+// writeReport prints a command's report: as indented JSON, or as its text.
+func writeReport(w io.Writer, rep interface{ writeText(io.Writer) error }, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	return rep.writeText(stdout)
+	return rep.writeText(w)
 }
 
 // parseAddrs reads a comma-separated list of host:port addresses.

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -145,12 +144,7 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	if err != nil {
 		return err
 	}
-	if cfg.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	return rep.writeText(stdout)
+	return writeReport(stdout, rep, cfg.json)
 }
 
 // parseList reads a comma-separated list of names out of known, without

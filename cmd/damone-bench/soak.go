@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -155,13 +154,7 @@ if a call fails other than by the restarts.`)
 	if err != nil {
 		return err
 	}
-	if cfg.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else if err := rep.writeText(stdout); err != nil {
+	if err := writeReport(stdout, rep, cfg.json); err != nil {
 		return err
 	}
 	if len(rep.Failures) > 0 {
