@@ -283,19 +283,7 @@ func TestIdleCallsDoNotHoldShutdown(t *testing.T) {
 	if n, ok := waitGoroutines(t, s, 10*time.Second, func(n int) bool { return n >= base+idleCalls*9/10 }); !ok {
 		t.Fatalf("the server's goroutines went from %d to %d with %d idle calls open: the calls do not reach the server", base, n, idleCalls)
 	}
-	sent := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("damone serve still running 5s after SIGTERM with %d idle calls open (drain timeout 30s)", idleCalls)
-	}
-	took := time.Since(sent)
-	if s.waitErr != nil {
-		t.Errorf("exit after SIGTERM: %v, want status 0\n%s", s.waitErr, s.logText())
-	}
+	took := stopWithin(t, s, 5*time.Second, fmt.Sprintf("%d idle calls open", idleCalls))
 	byCode := map[codes.Code]int{}
 	for i := range idleCalls {
 		select {
@@ -513,4 +501,25 @@ func TestStreamsPerConnectionBounded(t *testing.T) {
 			t.Fatalf("%d of %d REST watches have no first event (the gateway's connection bounded?)", limit+10-i, limit+10)
 		}
 	}
+}
+
+// stopWithin sends SIGTERM to s and fails the test unless it exits, with
+// status 0, within limit (its drain timeout is longer: what is open, which
+// with names, must not hold it); it returns how long the exit took.
+func stopWithin(t *testing.T, s *svServer, limit time.Duration, with string) time.Duration {
+	t.Helper()
+	sent := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(limit):
+		t.Fatalf("damone serve still running %v after SIGTERM with %s", limit, with)
+	}
+	took := time.Since(sent)
+	if s.waitErr != nil {
+		t.Errorf("exit after SIGTERM: %v, want status 0\n%s", s.waitErr, s.logText())
+	}
+	return took
 }

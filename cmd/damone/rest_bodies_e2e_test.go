@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -358,19 +357,7 @@ func TestRESTStalledBodiesDoNotHoldShutdown(t *testing.T) {
 	if n, ok := waitGoroutines(t, s, 10*time.Second, func(n int) bool { return n >= base+restStalled*9/10 }); !ok {
 		t.Fatalf("the server's goroutines went from %d to %d with %d stalled requests: they do not reach the server", base, n, restStalled)
 	}
-	sent := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("damone serve still running 5s after SIGTERM with %d stalled REST requests (drain timeout 30s)", restStalled)
-	}
-	took := time.Since(sent)
-	if s.waitErr != nil {
-		t.Errorf("exit after SIGTERM: %v, want status 0\n%s", s.waitErr, s.logText())
-	}
+	took := stopWithin(t, s, 5*time.Second, fmt.Sprintf("%d stalled REST requests", restStalled))
 	answered := 0
 	for i, c := range conns {
 		a := c.answer(5 * time.Second)
