@@ -66,7 +66,8 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("embedded store: %w", err)
 	}
 	locked := fmt.Errorf("embedded store: %s is locked by another process (is another damone serve using --data-dir %s?)", path, dir)
-	if _, err := Verify(path); errors.Is(err, ErrInUse) {
+	sum, err := Verify(path)
+	if errors.Is(err, ErrInUse) {
 		return nil, locked
 	} else if err != nil {
 		return nil, err
@@ -89,7 +90,8 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("embedded store: %s: %w (left as it is)", path, err)
 	}
-	return start(db)
+	// Verify counted the games, reading every record: no second walk.
+	return start(db, sum.Games), nil
 }
 
 // errNothingWritten rolls back prepare's transaction when it changed

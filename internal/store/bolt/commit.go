@@ -33,18 +33,13 @@ type write struct {
 
 var errClosed = errors.New("embedded store: closed")
 
-// start returns the store on db with its committer running.
-func start(db *bbolt.DB) (*Store, error) {
+// start returns the store on db, which holds games games, with its
+// committer running.
+func start(db *bbolt.DB, games int) *Store {
 	s := &Store{db: db, heads: newHeads(), writes: make(chan *write), quit: make(chan struct{}), done: make(chan struct{})}
-	if err := db.View(func(tx *bbolt.Tx) error {
-		s.games.Store(int64(tx.Bucket(bucketGames).Stats().KeyN))
-		return nil
-	}); err != nil {
-		db.Close()
-		return nil, err
-	}
+	s.games.Store(int64(games))
 	go s.commitLoop()
-	return s, nil
+	return s
 }
 
 // write runs fn in a transaction shared with other writers and returns

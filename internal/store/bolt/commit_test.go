@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
 )
 
@@ -107,5 +109,28 @@ func TestWriteAfterCloseFails(t *testing.T) {
 	s.Close()
 	if err := s.write(false, put("late")); !errors.Is(err, errClosed) {
 		t.Fatalf("write after Close = %v; want errClosed", err)
+	}
+}
+
+// The count kept from the open is the number of games in the file.
+func TestCountAfterReopen(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := games.NewService(s, games.Limits{})
+	for range 3 {
+		if _, _, err := svc.Create(context.Background(), engine.DefaultVariant()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, err := s.Count(context.Background()); err != nil || n != 3 {
+		t.Fatalf("Count after reopening = %d, %v; want 3", n, err)
 	}
 }
