@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -21,8 +20,7 @@ import (
 const headsCached = 4096
 
 type heads struct {
-	mu    sync.Mutex
-	games *lru.Cache[string, head]
+	games *lru.Cache[string, head] // safe for concurrent use
 }
 
 type head struct {
@@ -42,9 +40,7 @@ func newHeads() *heads {
 // if v is the record kept, else decoded and kept. v may be memory of a
 // transaction: it is copied before being kept.
 func (h *heads) decode(id string, v []byte) (*games.Game, error) {
-	h.mu.Lock()
 	e, ok := h.games.Get(id)
-	h.mu.Unlock()
 	if ok && bytes.Equal(e.raw, v) {
 		return e.game.Clone(), nil
 	}
@@ -52,13 +48,11 @@ func (h *heads) decode(id string, v []byte) (*games.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.keep(id, bytes.Clone(v), g)
-	return g.Clone(), nil
+	h.keep(id, bytes.Clone(v), g) // keeps a copy: g is the caller's
+	return g, nil
 }
 
 // keep records that raw (not to be changed after) is the record of g.
 func (h *heads) keep(id string, raw []byte, g *games.Game) {
-	h.mu.Lock()
 	h.games.Add(id, head{raw: raw, game: g.Head()})
-	h.mu.Unlock()
 }
