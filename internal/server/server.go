@@ -30,6 +30,7 @@ import (
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
+	"github.com/damone-rules/damone/internal/web"
 )
 
 // Health service names for gRPC health checking (grpc.health.v1): the
@@ -64,7 +65,10 @@ type Config struct {
 	GRPCAddr, HTTPAddr, MetricsAddr string
 	// AdminBackup serves the embedded store's hot backup on the metrics
 	// address (BackupPath); off by default, as it hands out every game.
-	AdminBackup             bool
+	AdminBackup bool
+	// Web serves the board page (internal/web) on the HTTP address: /,
+	// /games/{id} and /assets/.
+	Web                     bool
 	DrainTimeout            time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration         time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
 	MaxStreamsPerConnection int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
@@ -247,6 +251,14 @@ func New(cfg Config) (*Server, error) {
 	})
 	// Every method, so that another than GET is the gateway's 405.
 	mux.Handle(BoardImagePath, boardImageHandler(s.bodies))
+	if cfg.Web {
+		site, err := web.New()
+		if err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+		site.Register(mux)
+	}
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
