@@ -217,25 +217,19 @@ func assertNoPageErrors(t *testing.T, ctx context.Context) {
 }
 
 // screenshot saves a full-page PNG as name.png in t.ArtifactDir() (kept by
-// go test -artifacts -outputdir DIR) and, when DAMONE_UPDATE_SCREENSHOTS
-// names a directory, there too (the README's picture).
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// go test -artifacts -outputdir DIR), and returns it.
+func screenshot(t *testing.T, ctx context.Context, name string) []byte {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	dirs := []string{t.ArtifactDir()}
-	if d := os.Getenv("DAMONE_UPDATE_SCREENSHOTS"); d != "" {
-		dirs = append(dirs, d)
+	p := filepath.Join(t.ArtifactDir(), name+".png")
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name+".png")
-		if err := os.WriteFile(p, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", p)
-	}
+	t.Logf("screenshot: %s", p)
+	return png
 }
 
 // axeViolation is one failed axe-core rule: its id, impact (minor to

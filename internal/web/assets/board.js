@@ -37,13 +37,17 @@ export class Board {
       "aria-label": "Board", "aria-describedby": "board-hint",
     });
     parent.replaceChildren(this.svg);
-    this.svg.addEventListener("click", (e) => {
+    // A square is picked on the press, not the click: the board may be
+    // redrawn between press and release (an event arrives), and a click
+    // then belongs to no square. A click without a press (detail 0) is an
+    // assistive technology's activation.
+    const pickAt = (e) => {
       const g = e.target.closest("[data-square]");
       if (g) { this.cursor = g.dataset.square; this.onPick(g.dataset.square); }
-    });
+    };
+    this.svg.addEventListener("pointerdown", (e) => { if (e.button === 0) pickAt(e); });
+    this.svg.addEventListener("click", (e) => { if (e.detail === 0) pickAt(e); });
     this.svg.addEventListener("keydown", (e) => this.key(e));
-    this.svg.addEventListener("focus", () => this.draw());
-    this.svg.addEventListener("blur", () => this.draw());
   }
 
   // set takes the pieces as the API gives them: [{square, side, rank}].
@@ -85,14 +89,13 @@ export class Board {
     const svg = this.svg;
     svg.replaceChildren();
     el("rect", { class: "frame", x: 0, y: 0, width: EXTENT, height: EXTENT }, svg);
-    const focused = document.activeElement === svg;
     // One row per rank line, top to bottom as seen, for the grid role.
     for (let line = 0; line < 8; line++) {
       const rowG = el("g", { role: "row" }, svg);
       for (let col = 0; col < 8; col++) {
         const file = this.flipped ? 7 - col : col;
         const row = this.flipped ? line : 7 - line;
-        this.drawSquare(rowG, squareName(file, row), focused);
+        this.drawSquare(rowG, squareName(file, row));
       }
     }
     const coords = el("g", { "aria-hidden": "true" }, svg);
@@ -107,7 +110,7 @@ export class Board {
     svg.setAttribute("aria-activedescendant", "sq-" + this.cursor);
   }
 
-  drawSquare(parent, sq, focused) {
+  drawSquare(parent, sq) {
     const [x, y] = this.corner(sq);
     const file = fileOf(sq), row = rowOf(sq);
     const g = el("g", {
@@ -141,7 +144,8 @@ export class Board {
     }
     if (m.selected === sq) el("rect", { class: "selected", x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4 }, g);
     if (m.targets.includes(sq)) el("circle", { class: "target", cx: x + CELL / 2, cy: y + CELL / 2, r: 8 }, g);
-    if (focused && this.cursor === sq) el("rect", { class: "cursor", x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8 }, g);
+    // Shown only while the board has the keyboard's focus (style.css).
+    if (this.cursor === sq) el("rect", { class: "cursor", x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8 }, g);
   }
 
   key(e) {
