@@ -95,7 +95,7 @@ func (w webTab) waitMoves(want ...string) {
 func (w webTab) click(sq string) {
 	w.t.Helper()
 	xy, err := chromedp.Run(w.ctx, chromedp.Evaluate[[]float64](`(() => {
-		const r = document.querySelector("#sq-` + sq + ` rect").getBoundingClientRect();
+		const r = document.querySelector("#sq-`+sq+` rect").getBoundingClientRect();
 		return [r.left + r.width / 2, r.top + r.height / 2];
 	})()`))
 	if err != nil || len(xy) != 2 {
