@@ -22,6 +22,10 @@ import (
 // d3xf5xd7, the only legal move.
 const webStart = "R:RMh1,Pd3:BMa8,Pf5,Pe6:0"
 
+// webAmbiguousStart is docs/notation.md's example of an ambiguous short
+// form: two captures go from d1 to f7, d1xb3xd5xf7 and d1xf3xd5xf7.
+const webAmbiguousStart = "R:RPd1:BPc2,Pc4,Pe2,Pe4,Pe6:0"
+
 // webTab is one browser tab on the page.
 type webTab struct {
 	t    *testing.T
@@ -317,6 +321,27 @@ func TestWebBoard(t *testing.T) {
 	}
 	screenshot(t, eng.ctx, "06-engine-replied")
 
+	// An ambiguous short form (docs/notation.md, Moves: two captures go
+	// from d1 to f7) is narrowed by a further click: a square on one route.
+	code, body = svHTTP(t, "POST", s2.url("/v1/games"), "", map[string]any{"variant": map[string]any{"start_position": map[string]any{"text": webAmbiguousStart}}})
+	var amb struct {
+		Game     struct{ Name string }
+		RedToken string `json:"red_token"`
+	}
+	if json.Unmarshal(body, &amb); code != 200 || amb.RedToken == "" {
+		t.Fatalf("creating the game from %s: %d %s", webAmbiguousStart, code, body)
+	}
+	short := webTab{t, newTab(t, browser), "short form"}
+	short.do(chromedp.Navigate(origin + "/" + amb.Game.Name + "#red=" + amb.RedToken))
+	short.waitJS(`!!document.querySelector("#sq-d1 .piece")`, "the board")
+	short.click("d1")
+	short.waitTarget("b3")
+	short.waitTarget("f3")
+	short.click("f7")
+	short.waitJS(`document.getElementById("message").textContent === "2 captures from d1 end on f7: click a square to pass through."`, "the choice of route")
+	short.click("f3")
+	short.waitMoves("d1xf3xd5xf7")
+
 	// Accessibility: axe-core's WCAG 2 A/AA rules on both pages, and the
 	// contrast of the rank marks on their discs.
 	t.Logf("axe-core: home page %d rules passed, game page %d", checkAccessibility(t, home.ctx), checkAccessibility(t, watch.ctx))
@@ -324,7 +349,7 @@ func TestWebBoard(t *testing.T) {
 
 	// Nothing outside the page's origin, no page error, and the tokens in
 	// no URL the browser requested nor in the server's logs.
-	for _, tab := range []webTab{home, missing, red, black, watch, eng} {
+	for _, tab := range []webTab{home, missing, red, black, watch, eng, short} {
 		assertSameOrigin(t, tab.ctx, origin)
 		if errs := pageErrorsBut(tab.ctx); len(errs) > 0 {
 			t.Errorf("%s tab: page errors:\n  %s", tab.name, strings.Join(errs, "\n  "))
