@@ -383,3 +383,28 @@ func waitMetric(t *testing.T, s *svServer, name string, want float64) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestWebPageServedWith: the page is served by default, not with
+// --web=false, and not by a server without the games service it plays on;
+// the API's routes are unchanged either way.
+func TestWebPageServedWith(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		page bool
+	}{
+		{nil, true},
+		{[]string{"--web=false"}, false},
+		{[]string{"--services", "rules,analysis"}, false},
+	} {
+		s := svStart(t, tc.args...)
+		for _, path := range []string{"/", "/games/k3v9q2m7x1"} {
+			code, body := svHTTP(t, "GET", s.url(path), "", nil)
+			if page := code == 200 && strings.Contains(string(body), "<!doctype html>"); page != tc.page {
+				t.Errorf("serve %v: GET %s: %d %.80q, want the page: %v", tc.args, path, code, body, tc.page)
+			}
+		}
+		if code, _ := svHTTP(t, "GET", s.url("/healthz"), "", nil); code != 200 {
+			t.Errorf("serve %v: /healthz %d", tc.args, code)
+		}
+	}
+}

@@ -67,7 +67,7 @@ type Config struct {
 	// address (BackupPath); off by default, as it hands out every game.
 	AdminBackup bool
 	// Web serves the board page (internal/web) on the HTTP address: /,
-	// /games/{id} and /assets/.
+	// /games/{id} and /assets/; only with Games, which the page plays on.
 	Web                     bool
 	DrainTimeout            time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration         time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
@@ -251,7 +251,7 @@ func New(cfg Config) (*Server, error) {
 	})
 	// Every method, so that another than GET is the gateway's 405.
 	mux.Handle(BoardImagePath, boardImageHandler(s.bodies))
-	if cfg.Web {
+	if cfg.Web && cfg.Games {
 		site, err := web.New()
 		if err != nil {
 			s.closeListeners()
