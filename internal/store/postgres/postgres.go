@@ -5,7 +5,9 @@
 // Events are rows with a per-game sequence, and every commit sends a
 // NOTIFY so the other replicas wake their watchers, who always read the
 // events from the table: a lost notification delays nothing for long and
-// loses nothing. Schema migrations are embedded and applied at Open.
+// loses nothing. A game's clock deadline is also a column, indexed, so
+// every replica can ask which games are due to end by their clocks.
+// Schema migrations are embedded and applied at Open.
 package postgres
 
 import (
@@ -102,8 +104,8 @@ func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event)
 		return err
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO games (id, version, last_event, finished, record, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.CreateTime, g.UpdateTime)
+		_, err := tx.Exec(ctx, `INSERT INTO games (id, version, last_event, finished, record, created_at, updated_at, deadline)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.CreateTime, g.UpdateTime, deadline(g))
 		if isUniqueViolation(err) {
 			return games.ErrConflict
 		}
@@ -190,8 +192,8 @@ func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event,
 		return err
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6
-			WHERE id = $1 AND version = $7`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1)
+		tag, err := tx.Exec(ctx, `UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6,
+			deadline = $8 WHERE id = $1 AND version = $7`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1, deadline(g))
 		if err != nil {
 			return err
 		}
@@ -278,6 +280,52 @@ func (s *Store) Count(ctx context.Context) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, `SELECT n FROM game_count`).Scan(&n) // kept by a trigger (migration 00002)
 	return n, err
+}
+
+// Due returns up to limit ids of games going on whose deadline is at or
+// before until, earliest first: one scan of the partial index on the
+// deadline column (migration 00003). The column is the deadline rounded
+// up to the microsecond and until is rounded down, so a game is never
+// reported before its deadline, and at most 1 µs after it. A negative
+// limit is an error; 0 returns none.
+func (s *Store) Due(ctx context.Context, until time.Time, limit int) ([]string, error) {
+	if limit < 0 {
+		return nil, fmt.Errorf("postgres store: Due: limit %d is negative", limit)
+	}
+	if limit == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, dueQuery, until.Truncate(time.Microsecond), limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// dueQuery is Due's query; its plan is checked in the tests.
+const dueQuery = `SELECT id FROM games WHERE deadline <= $1 ORDER BY deadline LIMIT $2`
+
+// deadline is g's deadline column: its clock's deadline rounded up to the
+// microsecond (the column's precision; Due), or nil (NULL) when it has
+// none or is over.
+func deadline(g *games.Game) *time.Time {
+	if g.Clock == nil || g.Clock.Deadline.IsZero() || g.Over() {
+		return nil
+	}
+	d := ceilMicro(g.Clock.Deadline)
+	return &d
+}
+
+// ceilMicro rounds t up to a whole microsecond (Truncate counts from the
+// zero time, which is on a whole second) and drops its monotonic reading.
+func ceilMicro(t time.Time) time.Time {
+	d := t.Truncate(time.Microsecond)
+	if d.Before(t) {
+		d = d.Add(time.Microsecond)
+	}
+	return d
 }
 
 // inTx runs fn in a transaction, committing if it returns nil.
