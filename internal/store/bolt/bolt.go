@@ -30,7 +30,10 @@ var (
 	bucketEvents   = []byte("events")   // one nested bucket per game: seq -> event
 	bucketRequests = []byte("requests") // one nested bucket per game: request id -> record
 	keySchema      = []byte("schema")
-	schemaVersion  = []byte("damone-1")
+	// schemaVersion is written into new files; schemaV1 files have no
+	// deadlines bucket (deadlines.go), which prepare builds.
+	schemaVersion = []byte("damone-2")
+	schemaV1      = []byte("damone-1")
 )
 
 // Store is a games.Store in a bbolt file. Its writes go through one
@@ -119,15 +122,31 @@ func prepare(tx *bbolt.Tx) (wrote bool, err error) {
 		}
 		wrote = true
 	}
-	if v := meta.Get(keySchema); !bytes.Equal(v, schemaVersion) {
+	migrate := false
+	switch v := meta.Get(keySchema); {
+	case bytes.Equal(v, schemaV1):
+		migrate = true
+	case !bytes.Equal(v, schemaVersion):
 		return false, fmt.Errorf("unknown schema %q (want %q)", v, schemaVersion)
 	}
-	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests} {
+	if migrate && tx.Bucket(bucketDeadlines) != nil {
+		// Verify refuses it; a damone-1 file never had one.
+		return false, fmt.Errorf("schema %q with a deadlines bucket", schemaV1)
+	}
+	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines} {
 		if tx.Bucket(b) == nil {
 			if _, err := tx.CreateBucket(b); err != nil {
 				return false, err
 			}
 			wrote = true
+		}
+	}
+	if migrate {
+		if err := buildDeadlines(tx); err != nil {
+			return false, fmt.Errorf("migrating from schema %q: %w", schemaV1, err)
+		}
+		if err := meta.Put(keySchema, schemaVersion); err != nil {
+			return false, err
 		}
 	}
 	return wrote, nil
@@ -203,6 +222,10 @@ func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) e
 	if err != nil {
 		return err
 	}
+	key, err := deadlineKey(g)
+	if err != nil {
+		return fmt.Errorf("embedded store: %w", err)
+	}
 	// Every check comes before the first write (see write).
 	return s.write(true, func(tx *bbolt.Tx) error {
 		gb := tx.Bucket(bucketGames)
@@ -213,6 +236,9 @@ func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) e
 			return games.ErrConflict
 		}
 		if err := gb.Put([]byte(g.ID), data); err != nil {
+			return err
+		}
+		if err := moveDeadline(tx, nil, key); err != nil {
 			return err
 		}
 		return putEvents(tx, g.ID, events, evs)
@@ -300,6 +326,10 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 			return err
 		}
 	}
+	key, err := deadlineKey(g)
+	if err != nil {
+		return fmt.Errorf("embedded store: %w", err)
+	}
 	// Every check comes before the first write (see write).
 	return s.write(false, func(tx *bbolt.Tx) error {
 		gb := tx.Bucket(bucketGames)
@@ -319,6 +349,10 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 				return games.ErrConflict
 			}
 		}
+		oldKey, err := deadlineKey(stored)
+		if err != nil {
+			return fmt.Errorf("embedded store: stored record: %w", err)
+		}
 		if req != nil {
 			if rb := tx.Bucket(bucketRequests).Bucket([]byte(g.ID)); rb != nil && rb.Get([]byte(req.RequestID)) != nil {
 				return games.ErrDuplicateRequest
@@ -332,6 +366,9 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 			}
 		}
 		if err := gb.Put([]byte(g.ID), data); err != nil {
+			return err
+		}
+		if err := moveDeadline(tx, oldKey, key); err != nil {
 			return err
 		}
 		s.heads.keep(g.ID, data, g)

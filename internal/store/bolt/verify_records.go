@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -22,15 +23,18 @@ import (
 // on GOMAXPROCS workers.
 
 // checkRecords checks the store's content: exactly the known buckets, a
-// known schema marker, and every record decoded by the games codec and
+// known schema marker, every record decoded by the games codec and
 // matching its key and its game (events numbered 1 to the game's last
-// event, with the game's moves; request records of known games).
+// event, with the game's moves; request records of known games), and the
+// deadline index agreeing with the games' records (schema damone-2; a
+// damone-1 file has none, and gets one at open).
 func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	bad := func(format string, args ...any) error { return damaged(path, format, args...) }
 	want := [][]byte{bucketMeta, bucketGames, bucketEvents, bucketRequests}
 	c := tx.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if v != nil || !slices.ContainsFunc(want, func(b []byte) bool { return bytes.Equal(b, k) }) {
+		known := slices.ContainsFunc(want, func(b []byte) bool { return bytes.Equal(b, k) }) || bytes.Equal(k, bucketDeadlines)
+		if v != nil || !known {
 			return bad("unknown top-level entry %q", printable(k))
 		}
 	}
@@ -53,6 +57,13 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 		return bad("unknown schema %q (this damone reads %s)", printable(schema), schemaList())
 	}
 	sum.Schema = string(schema)
+	deadlinesB := tx.Bucket(bucketDeadlines)
+	switch v1 := bytes.Equal(schema, schemaV1); {
+	case v1 && deadlinesB != nil:
+		return bad("a %q bucket in a file of schema %q, which has none", bucketDeadlines, schema)
+	case !v1 && deadlinesB == nil:
+		return bad("no %q bucket", bucketDeadlines)
+	}
 
 	gamesB, eventsB, requestsB := tx.Bucket(bucketGames), tx.Bucket(bucketEvents), tx.Bucket(bucketRequests)
 	// This goroutine walks the buckets (a transaction and its buckets stay
@@ -70,8 +81,14 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 			return nil
 		})
 	}
-	if err := checkGames(path, runtime.GOMAXPROCS(0), walk, sum); err != nil {
+	deadlines, err := checkGames(path, runtime.GOMAXPROCS(0), walk, sum)
+	if err != nil {
 		return err
+	}
+	if deadlinesB != nil {
+		if err := checkDeadlines(path, deadlinesB, gamesB, deadlines); err != nil {
+			return err
+		}
 	}
 	// Every events or requests bucket belongs to a game.
 	for _, b := range []struct {
@@ -147,6 +164,13 @@ type gameJob struct {
 	hasEvents, hasRequests bool
 }
 
+// tally is what one worker of checkGames found in the games it checked:
+// their counts and their keys in the deadline index (deadlineKey).
+type tally struct {
+	Summary
+	deadlines [][]byte
+}
+
 // checkGames checks games on worker goroutines. walk runs on the calling
 // goroutine and sends every game in key order; send reports false once
 // the check has failed (later games cannot change the answer). The error
@@ -154,14 +178,15 @@ type gameJob struct {
 // timing: the same as one goroutine checking them in turn. A panic or a
 // memory fault, in walk or in a worker, is the failure of the game at
 // hand. checkGames returns after every worker is done, so the caller may
-// then close the transaction the records point into. The counts in sum
-// are complete only when the error is nil.
-func checkGames(path string, workers int, walk func(send func(*gameJob) bool), sum *Summary) error {
+// then close the transaction the records point into. It returns the keys
+// the games should have in the deadline index, in no order. The counts
+// in sum and the keys are complete only when the error is nil.
+func checkGames(path string, workers int, walk func(send func(*gameJob) bool), sum *Summary) ([][]byte, error) {
 	var (
 		failedAt atomic.Int64 // the smallest index that failed; MaxInt64: none
 		mu       sync.Mutex
 		failure  error
-		counts   = make([]Summary, workers)
+		counts   = make([]tally, workers)
 		wg       sync.WaitGroup
 		jobs     = make(chan *gameJob, 4*workers)
 	)
@@ -212,19 +237,66 @@ func checkGames(path string, workers int, walk func(send func(*gameJob) bool), s
 		}
 	}()
 	if failure != nil {
-		return failure
+		return nil, failure
 	}
+	var deadlines [][]byte
 	for _, c := range counts {
 		sum.Games += c.Games
 		sum.Events += c.Events
 		sum.Requests += c.Requests
+		deadlines = append(deadlines, c.deadlines...)
+	}
+	return deadlines, nil
+}
+
+// checkDeadlines checks the deadline index (bucket b) against want, the
+// keys of the games' records (games bucket gamesB): exactly those keys,
+// each with an empty value.
+func checkDeadlines(path string, b, gamesB *bbolt.Bucket, want [][]byte) error {
+	bad := func(format string, args ...any) error {
+		return damaged(path, "deadline index: "+format, args...)
+	}
+	missing := func(k []byte) error {
+		return bad("no key for game %s, whose clock's deadline is %s", printable(k[deadlinePrefix:]), keyDeadline(k).Format(time.RFC3339Nano))
+	}
+	slices.SortFunc(want, bytes.Compare)
+	i := 0
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		switch {
+		case v == nil:
+			return bad("%s is a bucket, not a key", printable(k))
+		case len(k) <= deadlinePrefix:
+			return bad("a key of %d bytes, too short for a deadline and a game id", len(k))
+		case len(v) != 0:
+			return bad("the key of game %s holds %d bytes (want none)", printable(k[deadlinePrefix:]), len(v))
+		}
+		if i < len(want) && bytes.Compare(want[i], k) < 0 {
+			return missing(want[i])
+		}
+		if i < len(want) && bytes.Equal(want[i], k) {
+			i++
+			continue
+		}
+		// A stray key: say what the game's record has instead.
+		id, at := k[deadlinePrefix:], keyDeadline(k).Format(time.RFC3339Nano)
+		if gamesB.Get(id) == nil {
+			return bad("a key for game %s (deadline %s), which is not in the games bucket", printable(id), at)
+		}
+		if j := slices.IndexFunc(want, func(w []byte) bool { return bytes.Equal(w[deadlinePrefix:], id) }); j >= 0 {
+			return bad("game %s is at deadline %s, but its clock's deadline is %s", printable(id), at, keyDeadline(want[j]).Format(time.RFC3339Nano))
+		}
+		return bad("game %s is at deadline %s, but it has none (no clock, or the game is over)", printable(id), at)
+	}
+	if i < len(want) {
+		return missing(want[i])
 	}
 	return nil
 }
 
 // checkGame checks one game's record, events and requests, adding what
-// it counts to c.
-func checkGame(path string, j *gameJob, c *Summary) error {
+// it counts, and its key in the deadline index, to c.
+func checkGame(path string, j *gameJob, c *tally) error {
 	bad := func(format string, args ...any) error { return damaged(path, format, args...) }
 	k, v := j.key, j.value
 	if v == nil {
@@ -238,6 +310,13 @@ func checkGame(path string, j *gameJob, c *Summary) error {
 		return bad("game %s: its record is of game %q", printable(k), printable([]byte(g.ID)))
 	}
 	c.Games++
+	key, err := deadlineKey(g)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if key != nil {
+		c.deadlines = append(c.deadlines, key)
+	}
 	n, err := checkEvents(j.events, j.hasEvents, g)
 	c.Events += n
 	if err != nil {
