@@ -55,6 +55,9 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
 	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
 	maxEngineTime := fs.Duration("max-engine-move-time", 10*time.Second, "longest the engine thinks per move in games against it")
+	minClock := fs.Duration("min-clock-time", games.DefaultLimits.MinClockTime, "shortest initial or per-move time a game's time control may have")
+	maxClock := fs.Duration("max-clock-time", games.DefaultLimits.MaxClockTime, "longest initial, per-move or increment time a game's time control may have")
+	firstMove := fs.Duration("first-move-time", games.DefaultLimits.FirstMoveTime, "time each side has for its first move in a game with a Fischer time control, before the game is aborted")
 	maxEngineQueue := fs.Int("max-engine-queue", games.DefaultEngineQueue, "engine moves in games that may wait for a search slot, served in order; beyond it a call that would make the engine move is refused")
 	storeKind := fs.String("store", "embedded", "game store: embedded (a file under --data-dir), memory (lost at exit) or postgres (--postgres-dsn; for several replicas)")
 	dataDir := fs.String("data-dir", "./damone-data", "directory of the embedded store's file")
@@ -142,6 +145,9 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*maxAnalyses >= 1, "max-analyses", *maxAnalyses, "at least 1"},
 		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},
 		{*maxEngineQueue >= 0 && *maxEngineQueue <= 100000, "max-engine-queue", *maxEngineQueue, "0..100000"},
+		{*minClock > 0, "min-clock-time", *minClock, "above 0"},
+		{*maxClock >= *minClock, "max-clock-time", *maxClock, "at least --min-clock-time"},
+		{*firstMove > 0, "first-move-time", *firstMove, "above 0"},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -190,8 +196,9 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
-		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer},
-		Rules:  rules, Games: gamesOn, Analysis: analysis,
+		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer,
+			MinClockTime: *minClock, MaxClockTime: *maxClock, FirstMoveTime: *firstMove},
+		Rules: rules, Games: gamesOn, Analysis: analysis,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineQueue: *maxEngineQueue, MaxEngineMoveTime: *maxEngineTime,
 		Store: store, Logger: logger,
 	})

@@ -110,10 +110,11 @@ const (
 	RedWins
 	BlackWins
 	Draw
+	NoResult // an aborted game: recorded by the game layer
 )
 
 func (r Result) String() string {
-	return [...]string{"ongoing", "red wins", "black wins", "draw"}[r]
+	return [...]string{"ongoing", "red wins", "black wins", "draw", "no result"}[r]
 }
 
 // WinFor returns the result in which s wins.
@@ -136,11 +137,13 @@ const (
 	NoProgress
 	Resignation // recorded by the game layer
 	AgreedDraw  // recorded by the game layer
+	Timeout     // recorded by the game layer: the side to move ran out of time
+	Aborted     // recorded by the game layer: a first move never came
 )
 
 func (r Reason) String() string {
 	return [...]string{"", "all pieces captured", "stalemate", "all damones captured",
-		"repetition", "no progress", "resignation", "agreed draw"}[r]
+		"repetition", "no progress", "resignation", "agreed draw", "timeout", "aborted"}[r]
 }
 
 // Outcome is a game's result and the reason for it; the zero value means

@@ -71,6 +71,26 @@ type gameRecord struct {
 	UpdateTime time.Time     `json:"update_time"`
 	TokenHash  [2]string     `json:"token_sha256"`
 	Engine     *engineRecord `json:"engine,omitempty"`
+	// A game with a time control: the control and the clocks' state.
+	TimeControl *timeControlRecord `json:"time_control,omitempty"`
+	Clock       *clockRecord       `json:"clock,omitempty"`
+}
+
+// Durations in nanoseconds.
+type timeControlRecord struct {
+	InitialNS   int64 `json:"initial_ns,omitempty"`
+	IncrementNS int64 `json:"increment_ns,omitempty"`
+	PerMoveNS   int64 `json:"per_move_ns,omitempty"`
+	FirstMoveNS int64 `json:"first_move_ns"`
+}
+
+// clockRecord is a Clock; in an event, Since is the event's time and is
+// left out.
+type clockRecord struct {
+	RemainingNS [2]int64   `json:"remaining_ns"`
+	Since       *time.Time `json:"since,omitempty"`
+	Deadline    *time.Time `json:"deadline,omitempty"`
+	Running     bool       `json:"running,omitempty"`
 }
 
 type engineRecord struct {
@@ -95,6 +115,7 @@ type eventRecord struct {
 	Side     string         `json:"side,omitempty"`
 	ByMove   bool           `json:"by_move,omitempty"`
 	Outcome  *outcomeRecord `json:"outcome,omitempty"`
+	Clock    *clockRecord   `json:"clock,omitempty"`
 }
 
 // EncodeGame returns the stored form of g, without its moves: its size
@@ -179,7 +200,96 @@ func EncodeGame(g *Game) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
+	if g.TimeControl.On() {
+		tc := g.TimeControl
+		b = append(b, `,"time_control":{`...)
+		if tc.Initial != 0 {
+			b = append(b, `"initial_ns":`...)
+			b = strconv.AppendInt(b, int64(tc.Initial), 10)
+			b = append(b, ',')
+		}
+		if tc.Increment != 0 {
+			b = append(b, `"increment_ns":`...)
+			b = strconv.AppendInt(b, int64(tc.Increment), 10)
+			b = append(b, ',')
+		}
+		if tc.PerMove != 0 {
+			b = append(b, `"per_move_ns":`...)
+			b = strconv.AppendInt(b, int64(tc.PerMove), 10)
+			b = append(b, ',')
+		}
+		b = append(b, `"first_move_ns":`...)
+		b = strconv.AppendInt(b, int64(tc.FirstMove), 10)
+		b = append(b, '}')
+	}
+	if g.Clock != nil {
+		b = append(b, `,"clock":`...)
+		if b, err = appendClock(b, g.Clock, true); err != nil {
+			return nil, err
+		}
+	}
 	return append(b, '}'), nil
+}
+
+// appendClock appends c as json.Marshal writes its clockRecord, Since
+// included when withSince.
+func appendClock(b []byte, c *Clock, withSince bool) ([]byte, error) {
+	b = append(b, `{"remaining_ns":[`...)
+	b = strconv.AppendInt(b, int64(c.Remaining[0]), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(c.Remaining[1]), 10)
+	b = append(b, ']')
+	var err error
+	if withSince {
+		if b, err = appendTime(b, "since", c.Since); err != nil {
+			return nil, err
+		}
+	}
+	if !c.Deadline.IsZero() {
+		if b, err = appendTime(b, "deadline", c.Deadline); err != nil {
+			return nil, err
+		}
+	}
+	if c.Running {
+		b = append(b, `,"running":true`...)
+	}
+	return append(b, '}'), nil
+}
+
+// encodeClock returns c's record (nil for nil).
+func encodeClock(c *Clock, withSince bool) *clockRecord {
+	if c == nil {
+		return nil
+	}
+	r := &clockRecord{RemainingNS: [2]int64{int64(c.Remaining[0]), int64(c.Remaining[1])}, Running: c.Running}
+	if withSince {
+		since := c.Since
+		r.Since = &since
+	}
+	if !c.Deadline.IsZero() {
+		d := c.Deadline
+		r.Deadline = &d
+	}
+	return r
+}
+
+// decodeClock checks and reads a clock record; since stands in for a
+// missing Since (an event's time).
+func decodeClock(r *clockRecord, since time.Time) (*Clock, error) {
+	c := &Clock{Remaining: [2]time.Duration{time.Duration(r.RemainingNS[0]), time.Duration(r.RemainingNS[1])}, Since: since, Running: r.Running}
+	if c.Remaining[0] < 0 || c.Remaining[1] < 0 {
+		return nil, fmt.Errorf("clock: negative remaining time")
+	}
+	if r.Since != nil {
+		c.Since = *r.Since
+	}
+	if r.Deadline != nil {
+		c.Deadline = *r.Deadline
+	}
+	if c.Running && c.Deadline.IsZero() {
+		return nil, fmt.Errorf("clock: running without a deadline")
+	}
+	return c, nil
 }
 
 // appendField appends `,"name":` and s as a JSON string.
@@ -271,6 +381,24 @@ func DecodeGame(b []byte) (*Game, error) {
 		g.Engine = &EngineOpponent{Side: side, MoveTime: time.Duration(e.MoveTimeMS) * time.Millisecond, Depth: e.Depth}
 		if e.MoveTimeNS != 0 {
 			g.Engine.MoveTime = time.Duration(e.MoveTimeNS)
+		}
+	}
+	if tc := r.TimeControl; tc != nil {
+		g.TimeControl = TimeControl{Initial: time.Duration(tc.InitialNS), Increment: time.Duration(tc.IncrementNS),
+			PerMove: time.Duration(tc.PerMoveNS), FirstMove: time.Duration(tc.FirstMoveNS)}
+		if !g.TimeControl.On() || (tc.InitialNS > 0) == (tc.PerMoveNS > 0) || tc.IncrementNS < 0 || tc.FirstMoveNS <= 0 {
+			return nil, fmt.Errorf("game record %s: invalid time control", r.ID)
+		}
+	}
+	if (r.TimeControl == nil) != (r.Clock == nil) {
+		return nil, fmt.Errorf("game record %s: a clock goes with a time control", r.ID)
+	}
+	if r.Clock != nil {
+		if r.Clock.Since == nil {
+			return nil, fmt.Errorf("game record %s: clock without its time", r.ID)
+		}
+		if g.Clock, err = decodeClock(r.Clock, time.Time{}); err != nil {
+			return nil, fmt.Errorf("game record %s: %w", r.ID, err)
 		}
 	}
 	for i, h := range r.TokenHash {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
 )
@@ -28,6 +29,7 @@ func EncodeEvent(e *Event) ([]byte, error) {
 	case EventEnded:
 		r.Outcome = &outcomeRecord{uint8(e.Outcome.Result), uint8(e.Outcome.Reason)}
 	}
+	r.Clock = encodeClock(e.Clock, false)
 	return json.Marshal(r)
 }
 
@@ -68,6 +70,9 @@ func eventFromRecord(r *eventRecord) (Event, error) {
 		e.Outcome = engine.Outcome{Result: engine.Result(r.Outcome.Result), Reason: engine.Reason(r.Outcome.Reason)}
 	default:
 		err = fmt.Errorf("kind %v without its details", r.Kind)
+	}
+	if err == nil && r.Clock != nil {
+		e.Clock, err = decodeClock(r.Clock, r.Time)
 	}
 	if err != nil {
 		return Event{}, fmt.Errorf("event record %s/%d: %w", r.GameID, r.Sequence, err)
@@ -122,6 +127,24 @@ func scanEvent(b []byte, r *eventRecord) bool {
 		r.Outcome.Result = uint8(s.int(0, math.MaxUint8))
 		s.lit(`,"reason":`)
 		r.Outcome.Reason = uint8(s.int(0, math.MaxUint8))
+		s.lit(`}`)
+	}
+	if s.has(`,"clock":`) {
+		r.Clock = &clockRecord{}
+		s.lit(`{"remaining_ns":[`)
+		r.Clock.RemainingNS[0] = s.int(math.MinInt64, math.MaxInt64)
+		s.lit(`,`)
+		r.Clock.RemainingNS[1] = s.int(math.MinInt64, math.MaxInt64)
+		s.lit(`]`)
+		if s.has(`,"deadline":`) {
+			r.Clock.Deadline = new(time.Time)
+			if from, to := s.quoted(); s.ok && r.Clock.Deadline.UnmarshalJSON(b[from:to]) != nil {
+				s.ok = false
+			}
+		}
+		if s.has(`,"running":`) {
+			r.Clock.Running = s.bool()
+		}
 		s.lit(`}`)
 	}
 	s.lit(`}`)

@@ -85,6 +85,13 @@ func codecEvents(t testing.TB) []struct {
 			Outcome: engine.Outcome{Result: engine.Draw, Reason: engine.Repetition}}, true},
 		{"zero time", Event{GameID: id, Sequence: 1, Kind: EventCreated, Position: start, Variant: v}, true},
 		{"zone", Event{GameID: id, Sequence: 1, Time: at.In(time.FixedZone("x", -5*3600-1800)), Kind: EventCreated, Position: start, Variant: v}, true},
+		{"clock running", Event{GameID: id, Sequence: 5, Time: at, Kind: EventMovePlayed, Ply: 1, Position: start.After(&step),
+			Move:  PlayedMove{Move: step, Side: engine.Red},
+			Clock: &Clock{Remaining: [2]time.Duration{61 * time.Second, 3 * time.Millisecond}, Since: at, Deadline: at.Add(3 * time.Millisecond), Running: true}}, true},
+		{"clock, first move", Event{GameID: id, Sequence: 1, Time: at, Kind: EventCreated, Position: start, Variant: v,
+			Clock: &Clock{Remaining: [2]time.Duration{time.Minute, time.Minute}, Since: at, Deadline: at.Add(time.Minute)}}, true},
+		{"clock stopped", Event{GameID: id, Sequence: 9, Time: at, Kind: EventEnded, Ply: 7, Position: start,
+			Outcome: engine.Outcome{Result: engine.RedWins, Reason: engine.Timeout}, Clock: &Clock{Since: at, Remaining: [2]time.Duration{5, 0}}}, true},
 		{"escaped id", Event{GameID: "a\"b\\c<d>&\x01", Sequence: 2, Time: at, Kind: EventDrawOffered, Position: start, Side: engine.Red}, false},
 		{"non-ASCII id", Event{GameID: "partita-é", Sequence: 2, Time: at, Kind: EventDrawOffered, Position: start, Side: engine.Red}, false},
 	}

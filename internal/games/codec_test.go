@@ -61,6 +61,10 @@ func reflectEncodeGame(g *Game) ([]byte, error) {
 	if e := g.Engine; e != nil {
 		r.Engine = &engineRecord{Side: e.Side.String(), MoveTimeNS: e.MoveTime.Nanoseconds(), MoveTimeMS: e.MoveTime.Milliseconds(), Depth: e.Depth}
 	}
+	if tc := g.TimeControl; tc.On() {
+		r.TimeControl = &timeControlRecord{InitialNS: int64(tc.Initial), IncrementNS: int64(tc.Increment), PerMoveNS: int64(tc.PerMove), FirstMoveNS: int64(tc.FirstMove)}
+	}
+	r.Clock = encodeClock(g.Clock, true)
 	return json.Marshal(r)
 }
 
@@ -91,6 +95,19 @@ func TestEncodeGameIsJSON(t *testing.T) {
 		"escaped id":    func(g *Game) { g.ID = "a\"b\\c<d>&é\x01" },
 		"zero times":    func(g *Game) { g.CreateTime, g.UpdateTime = time.Time{}, time.Time{} },
 		"zone":          func(g *Game) { g.CreateTime = at.In(time.FixedZone("x", 3600)) },
+		"fischer clock": func(g *Game) {
+			g.TimeControl = TimeControl{Initial: 3 * time.Minute, Increment: 2 * time.Second, FirstMove: time.Minute}
+			g.Clock = &Clock{Remaining: [2]time.Duration{179_999_999_999, 1}, Since: at, Deadline: at.Add(1), Running: true}
+		},
+		"per-move clock, first move": func(g *Game) {
+			g.TimeControl = TimeControl{PerMove: 24 * time.Hour, FirstMove: 24 * time.Hour}
+			g.Clock = &Clock{Remaining: [2]time.Duration{24 * time.Hour, 24 * time.Hour}, Since: at, Deadline: at.Add(24 * time.Hour)}
+		},
+		"clock stopped": func(g *Game) {
+			g.Outcome = engine.Outcome{Result: engine.NoResult, Reason: engine.Aborted}
+			g.TimeControl = TimeControl{Initial: time.Second, FirstMove: time.Second}
+			g.Clock = &Clock{Remaining: [2]time.Duration{time.Second, time.Second}, Since: at}
+		},
 	}
 	for name, change := range cases {
 		g := base
@@ -106,8 +123,14 @@ func TestEncodeGameIsJSON(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
 		}
-		if _, err := DecodeGame(got); err != nil && name != "escaped id" {
+		back, err := DecodeGame(got)
+		if err != nil && name != "escaped id" {
 			t.Errorf("%s: does not decode: %v", name, err)
+		}
+		if err == nil && (back.TimeControl != g.TimeControl || (back.Clock == nil) != (g.Clock == nil) ||
+			g.Clock != nil && (back.Clock.Remaining != g.Clock.Remaining || !back.Clock.Since.Equal(g.Clock.Since) ||
+				!back.Clock.Deadline.Equal(g.Clock.Deadline) || back.Clock.Running != g.Clock.Running)) {
+			t.Errorf("%s: time control %+v clock %+v back as %+v %+v", name, g.TimeControl, g.Clock, back.TimeControl, back.Clock)
 		}
 	}
 }

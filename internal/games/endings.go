@@ -90,12 +90,21 @@ func (s *Service) change(ctx context.Context, id, token string, fn func(*Game, e
 		if g.Over() {
 			return nil, gameOver(g)
 		}
+		now := s.now()
+		if _, due := clockOutcome(g, now); due { // over, if not yet ended
+			if err := s.expire(ctx, g.ID); err != nil {
+				return nil, storeError(err)
+			}
+			continue
+		}
+		advanceClock(g, now)
 		events, err := fn(g, side)
 		if err != nil {
 			return nil, err
 		}
+		settleClock(g)
 		g.Version++
-		g.UpdateTime = s.now()
+		g.UpdateTime = now
 		s.stamp(g, events)
 		err = s.store.Update(ctx, g, events, nil)
 		switch {

@@ -146,6 +146,12 @@ func (s *Service) reserveEngine() error {
 // (limit engine_queue) when the engine would move first while its queue
 // is full (no game is created).
 func (s *Service) CreateAgainstEngine(ctx context.Context, v engine.Variant, opp EngineOpponent) (*Game, Tokens, error) {
+	return s.CreateAgainstEngineTimed(ctx, v, opp, TimeControl{})
+}
+
+// CreateAgainstEngineTimed is CreateAgainstEngine with a time control, as
+// CreateTimed.
+func (s *Service) CreateAgainstEngineTimed(ctx context.Context, v engine.Variant, opp EngineOpponent, tc TimeControl) (*Game, Tokens, error) {
 	switch {
 	case s.engine == nil:
 		return nil, Tokens{}, invalid("game.engine_opponent", "this server does not run the engine as a player")
@@ -167,7 +173,7 @@ func (s *Service) CreateAgainstEngine(ctx context.Context, v engine.Variant, opp
 		}
 		reserved = true
 	}
-	g, tokens, err := s.create(ctx, v, &opp)
+	g, tokens, err := s.create(ctx, v, &opp, tc)
 	if reserved {
 		key := ""
 		if err == nil {
@@ -282,6 +288,7 @@ func (s *Service) engineMove(id string, ply int) error {
 	if moveTime <= 0 || moveTime > s.maxEngineTime {
 		moveTime = s.maxEngineTime
 	}
+	moveTime = clockBudget(g, s.now(), moveTime)
 	start := time.Now()
 	m, ok := s.engine.BestMove(ctx, eg.Position(), eg.History(), g.Variant, moveTime, g.Engine.Depth)
 	if !ok {
@@ -298,6 +305,9 @@ func (s *Service) engineMove(id string, ply int) error {
 		}
 		if g.Ply() != ply || !s.engineToMove(g) {
 			return nil
+		}
+		if _, due := clockOutcome(g, s.now()); due {
+			return s.expire(ctx, id) // thought too long: never, by clockBudget, unless it waited long for a slot
 		}
 		_, events, err := s.play(g, g.Engine.Side, m.String())
 		if err != nil {

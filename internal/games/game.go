@@ -53,6 +53,10 @@ type Game struct {
 	// Engine, if set, names the side the engine plays and how hard it
 	// thinks.
 	Engine *EngineOpponent
+	// TimeControl is the game's time control (none: the zero value), and
+	// Clock its clocks' state: nil without a time control (clock.go).
+	TimeControl TimeControl
+	Clock       *Clock
 }
 
 // EngineOpponent is the engine as a player: its side and its strength
@@ -96,6 +100,7 @@ func (g *Game) Clone() *Game {
 		c.Engine = &e
 	}
 	c.Recent = append([]engine.Position(nil), g.Recent...)
+	c.Clock = g.Clock.clone()
 	if g.Moves != nil {
 		c.Moves = make([]PlayedMove, len(g.Moves))
 		for i, m := range g.Moves {
@@ -112,6 +117,7 @@ func (g *Game) Head() *Game {
 	c := *g
 	c.Moves = nil
 	c.Recent = append([]engine.Position(nil), g.Recent...)
+	c.Clock = g.Clock.clone()
 	if g.Engine != nil {
 		e := *g.Engine
 		c.Engine = &e
@@ -201,6 +207,9 @@ type Event struct {
 	Side     engine.Side     // EventDrawOffered: who offered; EventDrawDeclined: who declined
 	ByMove   bool            // EventDrawDeclined: declined by playing a move
 	Outcome  engine.Outcome  // EventEnded
+	// Clock is the game's clocks after the event (Since is the event's
+	// time); nil in a game without a time control.
+	Clock *Clock
 
 	// rendered holds a transport's rendering of the event, made once and
 	// shared by every watcher that receives this same live event (see

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 )
 
 // MemoryStore is a Store in process memory: for tests and throwaway runs.
@@ -125,4 +126,26 @@ func (s *MemoryStore) Count(context.Context) (int, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.games), nil
+}
+
+// Due scans every game: the memory store is for tests and small runs.
+func (s *MemoryStore) Due(_ context.Context, until time.Time, limit int) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	type due struct {
+		id string
+		at time.Time
+	}
+	var all []due
+	for id, mg := range s.games {
+		if c := mg.game.Clock; c != nil && !c.Deadline.IsZero() && !c.Deadline.After(until) {
+			all = append(all, due{id, c.Deadline})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	ids := make([]string, 0, min(limit, len(all)))
+	for _, d := range all[:min(limit, len(all))] {
+		ids = append(ids, d.id)
+	}
+	return ids, nil
 }

@@ -100,6 +100,14 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 				return res, err
 			}
 		}
+		// Past its deadline the game is over, whether or not a timer has
+		// ended it yet: end it now, and refuse the move with its outcome.
+		if _, due := clockOutcome(g, s.now()); due {
+			if err := s.expire(ctx, g.ID); err != nil {
+				return nil, storeError(err)
+			}
+			continue
+		}
 		if err := checkExpectations(g, r); err != nil {
 			return nil, err
 		}
@@ -284,6 +292,7 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 	}
 	g.Version++
 	g.UpdateTime = s.now()
+	advanceClock(g, g.UpdateTime)
 	var events []Event
 	if g.HasOffer && g.DrawOffer != side {
 		// Playing on declines the opponent's offer just before the move,
@@ -299,11 +308,13 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 	}
 	g.Plies++
 	g.Position, g.Outcome, g.Recent = eg.Position(), eg.Outcome(), eg.Recent()
+	clockMoved(g, side)
 	moved := []Event{{Kind: EventMovePlayed, Move: played}}
 	if g.Over() {
 		g.HasOffer = false
 		moved = append(moved, Event{Kind: EventEnded, Outcome: g.Outcome})
 	}
+	settleClock(g)
 	s.stamp(g, moved)
 	events = append(events, moved...)
 	return &MoveResult{Move: played, Game: g, Sequence: moved[0].Sequence}, events, nil
@@ -318,10 +329,11 @@ func gameOver(g *Game) *Error {
 
 // The API's enum value names, used in error metadata.
 var (
-	outcomeResultNames = [...]string{"OUTCOME_RESULT_UNSPECIFIED", "OUTCOME_RESULT_RED_WINS", "OUTCOME_RESULT_BLACK_WINS", "OUTCOME_RESULT_DRAW"}
+	outcomeResultNames = [...]string{"OUTCOME_RESULT_UNSPECIFIED", "OUTCOME_RESULT_RED_WINS", "OUTCOME_RESULT_BLACK_WINS", "OUTCOME_RESULT_DRAW",
+		"OUTCOME_RESULT_NO_RESULT"}
 	outcomeReasonNames = [...]string{"OUTCOME_REASON_UNSPECIFIED", "OUTCOME_REASON_ALL_PIECES_CAPTURED", "OUTCOME_REASON_STALEMATE",
 		"OUTCOME_REASON_ALL_DAMONES_CAPTURED", "OUTCOME_REASON_REPETITION", "OUTCOME_REASON_NO_PROGRESS",
-		"OUTCOME_REASON_RESIGNATION", "OUTCOME_REASON_AGREED_DRAW"}
+		"OUTCOME_REASON_RESIGNATION", "OUTCOME_REASON_AGREED_DRAW", "OUTCOME_REASON_TIMEOUT", "OUTCOME_REASON_ABORTED"}
 )
 
 func sideName(s engine.Side) string {

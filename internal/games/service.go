@@ -23,10 +23,15 @@ type Limits struct {
 	MaxWatchersPerGame int // open watch streams per game
 	WatchBuffer        int // events buffered per watcher before it is cut off
 	MaxPlies           int // moves in one game: a move beyond is refused (limit game_plies)
+	// MinClockTime and MaxClockTime bound a time control's initial time
+	// and per-move time (and MaxClockTime its increment); FirstMoveTime
+	// is each side's time for its first move under a Fischer control.
+	MinClockTime, MaxClockTime, FirstMoveTime time.Duration
 }
 
 // DefaultLimits are the limits a server starts with.
-var DefaultLimits = Limits{MaxGames: 100_000, MaxWatchers: 10_000, MaxWatchersPerGame: 1_000, WatchBuffer: 256}
+var DefaultLimits = Limits{MaxGames: 100_000, MaxWatchers: 10_000, MaxWatchersPerGame: 1_000, WatchBuffer: 256,
+	MinClockTime: time.Second, MaxClockTime: 30 * 24 * time.Hour, FirstMoveTime: time.Minute}
 
 // Observer receives the service's counts for metrics; every method must
 // be cheap and safe for concurrent use.
@@ -37,14 +42,19 @@ type Observer interface {
 	// MoveChecked records the engine's work on one move given to a game,
 	// played or refused: the replay of the game and the move.
 	MoveChecked(d time.Duration)
+	// GameFlagged records a game ended by its clock, lag after its
+	// deadline: reason "timeout" (a flag fell) or "aborted" (a first move
+	// never came).
+	GameFlagged(reason string, lag time.Duration)
 }
 
 type nopObserver struct{}
 
-func (nopObserver) MovePlayed()               {}
-func (nopObserver) MoveRejected(string)       {}
-func (nopObserver) WatchersChanged(int)       {}
-func (nopObserver) MoveChecked(time.Duration) {}
+func (nopObserver) MovePlayed()                       {}
+func (nopObserver) MoveRejected(string)               {}
+func (nopObserver) WatchersChanged(int)               {}
+func (nopObserver) MoveChecked(time.Duration)         {}
+func (nopObserver) GameFlagged(string, time.Duration) {}
 
 // Service runs stateful games on a Store. It is safe for concurrent use.
 type Service struct {
@@ -108,6 +118,7 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 // commit to a shared store (a Notifier), until ctx ends. Without such a
 // store it returns at once.
 func (s *Service) Run(ctx context.Context) {
+	go s.runClocks(ctx, clockPoll, func(err error) { s.log.Warn("ending games by their clocks", "err", err) })
 	if s.engine != nil {
 		go s.sweepEngineGames(ctx, true) // engine moves lost in a restart
 	}
@@ -153,13 +164,24 @@ type Tokens struct{ Red, Black string }
 // setting, capture-all-Damones without both Damones) are CodeInvalidArgument
 // on field "variant"; a full store is CodeResourceExhausted.
 func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, error) {
-	return s.create(ctx, v, nil)
+	return s.create(ctx, v, nil, TimeControl{})
 }
 
-func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOpponent) (*Game, Tokens, error) {
+// CreateTimed is Create with a time control (clock.go): tc.Initial (and
+// tc.Increment) or tc.PerMove, within Limits.MinClockTime and
+// Limits.MaxClockTime. Errors as Create, and CodeInvalidArgument naming
+// the field of game.time_control out of bounds.
+func (s *Service) CreateTimed(ctx context.Context, v engine.Variant, tc TimeControl) (*Game, Tokens, error) {
+	return s.create(ctx, v, nil, tc)
+}
+
+func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOpponent, tc TimeControl) (*Game, Tokens, error) {
 	eg, err := engine.NewGame(v)
 	if err != nil {
 		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
+	}
+	if tc, err = s.checkTimeControl(tc); err != nil {
+		return nil, Tokens{}, err
 	}
 	if s.limits.MaxGames > 0 {
 		done, err := s.reserveCreate(ctx)
@@ -175,17 +197,19 @@ func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOppon
 	red, black := newToken(), newToken()
 	now := s.now()
 	g := &Game{
-		ID:         id.String(),
-		Variant:    eg.Variant(),
-		Initial:    eg.InitialPosition(),
-		Position:   eg.Position(),
-		Outcome:    eg.Outcome(),
-		Version:    1,
-		CreateTime: now,
-		UpdateTime: now,
-		TokenHash:  [2][32]byte{sha256.Sum256([]byte(red)), sha256.Sum256([]byte(black))},
-		Engine:     opp,
+		ID:          id.String(),
+		Variant:     eg.Variant(),
+		Initial:     eg.InitialPosition(),
+		Position:    eg.Position(),
+		Outcome:     eg.Outcome(),
+		Version:     1,
+		CreateTime:  now,
+		UpdateTime:  now,
+		TokenHash:   [2][32]byte{sha256.Sum256([]byte(red)), sha256.Sum256([]byte(black))},
+		Engine:      opp,
+		TimeControl: tc,
 	}
+	startClock(g, now)
 	events := []Event{{Kind: EventCreated, Variant: g.Variant}}
 	s.stamp(g, events)
 	if err := s.store.Create(ctx, g, events); err != nil {
@@ -232,7 +256,10 @@ func (s *Service) stamp(g *Game, events []Event) {
 		g.LastEvent++
 		events[i].GameID = g.ID
 		events[i].Sequence = g.LastEvent
-		events[i].Time = g.UpdateTime
+		if events[i].Time.IsZero() { // a flag's end is dated at its deadline
+			events[i].Time = g.UpdateTime
+		}
+		events[i].Clock = g.Clock.clone()
 		events[i].Ply = g.Ply()
 		events[i].Position = g.Position
 		events[i].rendered = new(renderCache)

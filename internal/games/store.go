@@ -72,6 +72,9 @@ type Store interface {
 	Request(ctx context.Context, id, requestID string) (RequestRecord, error)
 	// Count returns the number of games held.
 	Count(ctx context.Context) (int, error)
+	// Due returns up to limit ids of games going on whose clock deadline
+	// (Game.Clock.Deadline) is at or before until, earliest first.
+	Due(ctx context.Context, until time.Time, limit int) ([]string, error)
 }
 
 // Notifier is implemented by stores shared by several processes: Listen

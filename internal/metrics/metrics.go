@@ -40,6 +40,9 @@ type Metrics struct {
 	engineQueue prometheus.Gauge
 
 	requestTimeouts map[string]prometheus.Counter // by transport
+
+	clockEnds map[string]prometheus.Counter // by reason: timeout, aborted
+	clockLag  prometheus.Histogram
 }
 
 // Transports of damone_request_arrival_timeouts_total: gRPC calls, and
@@ -141,6 +144,21 @@ func New(countGames func(context.Context) (int, error)) *Metrics {
 	for _, tr := range []string{TransportGRPC, TransportREST} {
 		m.requestTimeouts[tr] = requestTimeouts.WithLabelValues(tr)
 	}
+	clockEnds := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "damone_games_ended_by_clock_total",
+		Help: "Games ended by their clocks, by reason: timeout (the side to move ran out of time) or aborted (a side's first move did not come in time).",
+	}, []string{"reason"})
+	m.clockLag = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "damone_clock_end_lag_seconds",
+		Help: "Time from a game's clock deadline to the commit of its end by the clock (timeout or abort): how late the server ended it.",
+		// 1 ms to about 65 s: a restart after an outage can be late by much.
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 17),
+	})
+	reg.MustRegister(clockEnds, m.clockLag)
+	m.clockEnds = map[string]prometheus.Counter{}
+	for _, r := range []string{"timeout", "aborted"} {
+		m.clockEnds[r] = clockEnds.WithLabelValues(r)
+	}
 	// Resolve each label once, so observing is a plain histogram update.
 	m.movegenByOp = make(map[string]prometheus.Observer, len(operations))
 	m.movegenCalls = make(map[string]prometheus.Counter, len(operations))
@@ -184,6 +202,15 @@ func (m *Metrics) ObserveMovegen(operation string, d time.Duration) {
 func (m *Metrics) MoveChecked(d time.Duration) {
 	m.movegenCalls["make_move"].Inc()
 	m.movegenByOp["make_move"].Observe(d.Seconds())
+}
+
+// GameFlagged counts a game ended by its clock and how late after its
+// deadline.
+func (m *Metrics) GameFlagged(reason string, lag time.Duration) {
+	if c, ok := m.clockEnds[reason]; ok {
+		c.Inc()
+	}
+	m.clockLag.Observe(max(0, lag.Seconds()))
 }
 
 // MovePlayed counts a move played in a game.

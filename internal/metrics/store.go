@@ -18,7 +18,7 @@ type storeMetrics struct {
 
 // storeOperations are the operation labels of the store metrics, one per
 // games.Store method.
-var storeOperations = []string{"create", "get", "list", "update", "events", "request", "count"}
+var storeOperations = []string{"create", "get", "list", "update", "events", "request", "count", "due"}
 
 func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
 	m := &storeMetrics{
@@ -117,4 +117,9 @@ func (i *instrumentedStore) Request(ctx context.Context, id, requestID string) (
 func (i *instrumentedStore) Count(ctx context.Context) (n int, err error) {
 	defer func(t time.Time) { i.m.observe("count", t, err) }(time.Now())
 	return i.s.Count(ctx)
+}
+
+func (i *instrumentedStore) Due(ctx context.Context, until time.Time, limit int) (ids []string, err error) {
+	defer func(t time.Time) { i.m.observe("due", t, err) }(time.Now())
+	return i.s.Due(ctx, until, limit)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -321,6 +322,7 @@ var resultToProto = [...]damonev1.OutcomeResult{
 	engine.RedWins:   damonev1.OutcomeResult_OUTCOME_RESULT_RED_WINS,
 	engine.BlackWins: damonev1.OutcomeResult_OUTCOME_RESULT_BLACK_WINS,
 	engine.Draw:      damonev1.OutcomeResult_OUTCOME_RESULT_DRAW,
+	engine.NoResult:  damonev1.OutcomeResult_OUTCOME_RESULT_NO_RESULT,
 }
 
 var reasonToProto = [...]damonev1.OutcomeReason{
@@ -332,6 +334,8 @@ var reasonToProto = [...]damonev1.OutcomeReason{
 	engine.NoProgress:         damonev1.OutcomeReason_OUTCOME_REASON_NO_PROGRESS,
 	engine.Resignation:        damonev1.OutcomeReason_OUTCOME_REASON_RESIGNATION,
 	engine.AgreedDraw:         damonev1.OutcomeReason_OUTCOME_REASON_AGREED_DRAW,
+	engine.Timeout:            damonev1.OutcomeReason_OUTCOME_REASON_TIMEOUT,
+	engine.Aborted:            damonev1.OutcomeReason_OUTCOME_REASON_ABORTED,
 }
 
 // outcomeToProto returns nil while the game goes on.
@@ -389,10 +393,61 @@ func gameToProto(g *games.Game) *damonev1.Game {
 			out.EngineOpponent.Strength = &damonev1.EngineOpponent_Depth{Depth: int32(e.Depth)}
 		}
 	}
+	if tc := g.TimeControl; tc.On() && g.Clock != nil {
+		out.TimeControl = &damonev1.TimeControl{}
+		if tc.PerMove > 0 {
+			out.TimeControl.PerMove = durationpb.New(tc.PerMove)
+		} else {
+			out.TimeControl.Initial, out.TimeControl.Increment = durationpb.New(tc.Initial), durationpb.New(tc.Increment)
+		}
+		out.Clock = clockToProto(g.Clock, g.Position.SideToMove())
+	}
 	for i, m := range g.Moves {
 		out.Moves[i] = playedToProto(m)
 	}
 	return out
+}
+
+// clockToProto gives a clock as game.proto's Clock: the deadline is the
+// running side's flag, or before stm's first move, the abort time.
+func clockToProto(c *games.Clock, stm engine.Side) *damonev1.Clock {
+	out := &damonev1.Clock{RedRemaining: durationpb.New(c.Remaining[engine.Red]), BlackRemaining: durationpb.New(c.Remaining[engine.Black])}
+	switch {
+	case c.Deadline.IsZero():
+	case c.Running:
+		out.Running, out.Deadline = sideToProto[stm], timestamppb.New(c.Deadline)
+	default:
+		out.FirstMoveDeadline = timestamppb.New(c.Deadline)
+	}
+	return out
+}
+
+// timeControlFromProto reads CreateGameRequest.game.time_control; the
+// service checks it against its bounds.
+func timeControlFromProto(tc *damonev1.TimeControl) (games.TimeControl, error) {
+	const field = "game.time_control"
+	var out games.TimeControl
+	for _, f := range []struct {
+		name string
+		d    *durationpb.Duration
+		to   *time.Duration
+	}{{"initial", tc.GetInitial(), &out.Initial}, {"increment", tc.GetIncrement(), &out.Increment}, {"per_move", tc.GetPerMove(), &out.PerMove}} {
+		if f.d == nil {
+			continue
+		}
+		if err := f.d.CheckValid(); err != nil || f.d.AsDuration() < 0 || (f.name != "increment" && f.d.AsDuration() == 0) {
+			what := "above 0"
+			if f.name == "increment" {
+				what = "0 or more"
+			}
+			return out, badField(field+"."+f.name, "must be a duration %s, e.g. \"180s\"", what)
+		}
+		*f.to = f.d.AsDuration()
+	}
+	if out == (games.TimeControl{}) {
+		return out, badField(field, "give initial (with an optional increment, e.g. {\"initial\": \"180s\", \"increment\": \"2s\"}) or per_move; leave time_control out for no clock")
+	}
+	return out, nil
 }
 
 func eventToProto(e *games.Event) *damonev1.GameEvent {
@@ -402,6 +457,9 @@ func eventToProto(e *games.Event) *damonev1.GameEvent {
 		EventTime: timestamppb.New(e.Time),
 		Ply:       int32(e.Ply),
 		Position:  positionToProto(&e.Position),
+	}
+	if e.Clock != nil {
+		out.Clock = clockToProto(e.Clock, e.Position.SideToMove())
 	}
 	switch e.Kind {
 	case games.EventCreated:

@@ -35,6 +35,12 @@ func (s *GameServer) CreateGame(ctx context.Context, req *damonev1.CreateGameReq
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	var tc games.TimeControl
+	if pb := req.GetGame().GetTimeControl(); pb != nil {
+		if tc, err = timeControlFromProto(pb); err != nil {
+			return nil, toStatus(err)
+		}
+	}
 	var g *games.Game
 	var tokens games.Tokens
 	if eo := req.GetGame().GetEngineOpponent(); eo != nil {
@@ -42,9 +48,9 @@ func (s *GameServer) CreateGame(ctx context.Context, req *damonev1.CreateGameReq
 		if ferr != nil {
 			return nil, toStatus(ferr)
 		}
-		g, tokens, err = s.games.CreateAgainstEngine(ctx, v, opp)
+		g, tokens, err = s.games.CreateAgainstEngineTimed(ctx, v, opp, tc)
 	} else {
-		g, tokens, err = s.games.Create(ctx, v)
+		g, tokens, err = s.games.CreateTimed(ctx, v, tc)
 	}
 	if err != nil {
 		return nil, toStatus(err)

@@ -153,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	// stored game may reach.
 	lim := cfg.Limits
 	lim.MaxPlies = cmp.Or(lim.MaxPlies, cfg.MaxGamePlies)
+	lim.MinClockTime = cmp.Or(lim.MinClockTime, games.DefaultLimits.MinClockTime)
+	lim.MaxClockTime = cmp.Or(lim.MaxClockTime, games.DefaultLimits.MaxClockTime)
+	lim.FirstMoveTime = cmp.Or(lim.FirstMoveTime, games.DefaultLimits.FirstMoveTime)
 	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), lim,
 		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
 		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses), games.WithEngineQueue(cfg.MaxEngineQueue))

@@ -143,8 +143,9 @@ func (GameView) EnumDescriptor() ([]byte, []int) {
 // Resource name: `games/{game}`, where `{game}` is an ID the service assigns
 // (1 to 63 characters from `a-z`, `0-9` and `-`), e.g. `games/k3v9q2m7x1`.
 //
-// Every field is output only: in CreateGameRequest only `variant` is read,
-// and every other field is ignored.
+// Every field is output only: in CreateGameRequest only `variant`,
+// `engine_opponent` and `time_control` are read, and every other field is
+// ignored.
 type Game struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The resource name, e.g. `games/k3v9q2m7x1`.
@@ -191,8 +192,15 @@ type Game struct {
 	// other), and CreateGameResponse returns no token for it. Set it in
 	// CreateGameRequest.game; it cannot change afterwards.
 	EngineOpponent *EngineOpponent `protobuf:"bytes,14,opt,name=engine_opponent,json=engineOpponent,proto3" json:"engine_opponent,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The game's time control, if it has one: set it in
+	// CreateGameRequest.game; it cannot change afterwards. Unset means no
+	// clock (a game without time limits).
+	TimeControl *TimeControl `protobuf:"bytes,15,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	// The clocks after the game's latest event; set if and only if
+	// `time_control` is.
+	Clock         *Clock `protobuf:"bytes,16,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Game) Reset() {
@@ -323,6 +331,181 @@ func (x *Game) GetEngineOpponent() *EngineOpponent {
 	return nil
 }
 
+func (x *Game) GetTimeControl() *TimeControl {
+	if x != nil {
+		return x.TimeControl
+	}
+	return nil
+}
+
+func (x *Game) GetClock() *Clock {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+// A time control (docs/api.md, Clocks). Either `initial` (with an optional
+// `increment`: Fischer) or `per_move`; the server's settings bound each
+// (`--max-clock-time`, `--min-clock-time`: INVALID_ARGUMENT naming the
+// field beyond them).
+//
+// JSON example: `{"initial": "180s", "increment": "2s"}`.
+type TimeControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Each side's time for the whole game (Fischer), e.g. `"300s"`.
+	Initial *durationpb.Duration `protobuf:"bytes,1,opt,name=initial,proto3" json:"initial,omitempty"`
+	// Time added to a side's clock after each of its moves; 0 or more, only
+	// with `initial`.
+	Increment *durationpb.Duration `protobuf:"bytes,2,opt,name=increment,proto3" json:"increment,omitempty"`
+	// A fixed time for each move (e.g. `"86400s"` for a day a move), not
+	// carried over; only without `initial`.
+	PerMove       *durationpb.Duration `protobuf:"bytes,3,opt,name=per_move,json=perMove,proto3" json:"per_move,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimeControl) Reset() {
+	*x = TimeControl{}
+	mi := &file_damone_v1_game_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimeControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimeControl) ProtoMessage() {}
+
+func (x *TimeControl) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_game_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimeControl.ProtoReflect.Descriptor instead.
+func (*TimeControl) Descriptor() ([]byte, []int) {
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TimeControl) GetInitial() *durationpb.Duration {
+	if x != nil {
+		return x.Initial
+	}
+	return nil
+}
+
+func (x *TimeControl) GetIncrement() *durationpb.Duration {
+	if x != nil {
+		return x.Increment
+	}
+	return nil
+}
+
+func (x *TimeControl) GetPerMove() *durationpb.Duration {
+	if x != nil {
+		return x.PerMove
+	}
+	return nil
+}
+
+// The clocks of a game with a time control, as the server keeps them: it
+// alone measures time (docs/api.md, Clocks).
+type Clock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Red's time left when the latest event happened (`event_time`, or the
+	// game's `update_time`): while Red's clock runs, Red has `red_remaining`
+	// less the time since then.
+	RedRemaining *durationpb.Duration `protobuf:"bytes,1,opt,name=red_remaining,json=redRemaining,proto3" json:"red_remaining,omitempty"`
+	// Black's time left, in the same way.
+	BlackRemaining *durationpb.Duration `protobuf:"bytes,2,opt,name=black_remaining,json=blackRemaining,proto3" json:"black_remaining,omitempty"`
+	// The side whose clock is running, or SIDE_UNSPECIFIED (omitted in JSON)
+	// while none is: before that side's first move (see
+	// `first_move_deadline`) and once the game is over.
+	Running Side `protobuf:"varint,3,opt,name=running,proto3,enum=damone.v1.Side" json:"running,omitempty"`
+	// When the running side's time runs out: the game ends then, a win for
+	// the other side by OUTCOME_REASON_TIMEOUT, unless that side has moved.
+	// Unset while no clock runs.
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// While the side to move has not yet made its first move: when the game
+	// is aborted (OUTCOME_REASON_ABORTED) if that move has not come.
+	FirstMoveDeadline *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=first_move_deadline,json=firstMoveDeadline,proto3" json:"first_move_deadline,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *Clock) Reset() {
+	*x = Clock{}
+	mi := &file_damone_v1_game_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Clock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Clock) ProtoMessage() {}
+
+func (x *Clock) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_game_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Clock.ProtoReflect.Descriptor instead.
+func (*Clock) Descriptor() ([]byte, []int) {
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Clock) GetRedRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.RedRemaining
+	}
+	return nil
+}
+
+func (x *Clock) GetBlackRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.BlackRemaining
+	}
+	return nil
+}
+
+func (x *Clock) GetRunning() Side {
+	if x != nil {
+		return x.Running
+	}
+	return Side_SIDE_UNSPECIFIED
+}
+
+func (x *Clock) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+func (x *Clock) GetFirstMoveDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FirstMoveDeadline
+	}
+	return nil
+}
+
 // The engine as a player of a game.
 type EngineOpponent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -341,7 +524,7 @@ type EngineOpponent struct {
 
 func (x *EngineOpponent) Reset() {
 	*x = EngineOpponent{}
-	mi := &file_damone_v1_game_proto_msgTypes[1]
+	mi := &file_damone_v1_game_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -353,7 +536,7 @@ func (x *EngineOpponent) String() string {
 func (*EngineOpponent) ProtoMessage() {}
 
 func (x *EngineOpponent) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[1]
+	mi := &file_damone_v1_game_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,7 +549,7 @@ func (x *EngineOpponent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineOpponent.ProtoReflect.Descriptor instead.
 func (*EngineOpponent) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{1}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EngineOpponent) GetSide() Side {
@@ -446,6 +629,9 @@ type GameEvent struct {
 	// The full position after the event (both forms). For every event but
 	// `move_played` it is the position before the event as well.
 	Position *Position `protobuf:"bytes,5,opt,name=position,proto3" json:"position,omitempty"`
+	// The clocks after the event, in a game with a time control (see
+	// Game.clock); their times are as of `event_time`.
+	Clock *Clock `protobuf:"bytes,6,opt,name=clock,proto3" json:"clock,omitempty"`
 	// What happened. Exactly one is set. Clients must ignore (and keep
 	// reading past) events whose payload they do not know: new kinds may be
 	// added.
@@ -464,7 +650,7 @@ type GameEvent struct {
 
 func (x *GameEvent) Reset() {
 	*x = GameEvent{}
-	mi := &file_damone_v1_game_proto_msgTypes[2]
+	mi := &file_damone_v1_game_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -476,7 +662,7 @@ func (x *GameEvent) String() string {
 func (*GameEvent) ProtoMessage() {}
 
 func (x *GameEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[2]
+	mi := &file_damone_v1_game_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -489,7 +675,7 @@ func (x *GameEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent.ProtoReflect.Descriptor instead.
 func (*GameEvent) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GameEvent) GetGame() string {
@@ -523,6 +709,13 @@ func (x *GameEvent) GetPly() int32 {
 func (x *GameEvent) GetPosition() *Position {
 	if x != nil {
 		return x.Position
+	}
+	return nil
+}
+
+func (x *GameEvent) GetClock() *Clock {
+	if x != nil {
+		return x.Clock
 	}
 	return nil
 }
@@ -629,7 +822,7 @@ type GameEvent_GameCreated struct {
 
 func (x *GameEvent_GameCreated) Reset() {
 	*x = GameEvent_GameCreated{}
-	mi := &file_damone_v1_game_proto_msgTypes[3]
+	mi := &file_damone_v1_game_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +834,7 @@ func (x *GameEvent_GameCreated) String() string {
 func (*GameEvent_GameCreated) ProtoMessage() {}
 
 func (x *GameEvent_GameCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[3]
+	mi := &file_damone_v1_game_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +847,7 @@ func (x *GameEvent_GameCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_GameCreated.ProtoReflect.Descriptor instead.
 func (*GameEvent_GameCreated) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 0}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4, 0}
 }
 
 func (x *GameEvent_GameCreated) GetVariant() *Variant {
@@ -676,7 +869,7 @@ type GameEvent_MovePlayed struct {
 
 func (x *GameEvent_MovePlayed) Reset() {
 	*x = GameEvent_MovePlayed{}
-	mi := &file_damone_v1_game_proto_msgTypes[4]
+	mi := &file_damone_v1_game_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +881,7 @@ func (x *GameEvent_MovePlayed) String() string {
 func (*GameEvent_MovePlayed) ProtoMessage() {}
 
 func (x *GameEvent_MovePlayed) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[4]
+	mi := &file_damone_v1_game_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +894,7 @@ func (x *GameEvent_MovePlayed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_MovePlayed.ProtoReflect.Descriptor instead.
 func (*GameEvent_MovePlayed) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 1}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4, 1}
 }
 
 func (x *GameEvent_MovePlayed) GetMove() *Move {
@@ -723,7 +916,7 @@ type GameEvent_DrawOffered struct {
 
 func (x *GameEvent_DrawOffered) Reset() {
 	*x = GameEvent_DrawOffered{}
-	mi := &file_damone_v1_game_proto_msgTypes[5]
+	mi := &file_damone_v1_game_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +928,7 @@ func (x *GameEvent_DrawOffered) String() string {
 func (*GameEvent_DrawOffered) ProtoMessage() {}
 
 func (x *GameEvent_DrawOffered) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[5]
+	mi := &file_damone_v1_game_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +941,7 @@ func (x *GameEvent_DrawOffered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_DrawOffered.ProtoReflect.Descriptor instead.
 func (*GameEvent_DrawOffered) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 2}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4, 2}
 }
 
 func (x *GameEvent_DrawOffered) GetSide() Side {
@@ -776,7 +969,7 @@ type GameEvent_DrawDeclined struct {
 
 func (x *GameEvent_DrawDeclined) Reset() {
 	*x = GameEvent_DrawDeclined{}
-	mi := &file_damone_v1_game_proto_msgTypes[6]
+	mi := &file_damone_v1_game_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -788,7 +981,7 @@ func (x *GameEvent_DrawDeclined) String() string {
 func (*GameEvent_DrawDeclined) ProtoMessage() {}
 
 func (x *GameEvent_DrawDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[6]
+	mi := &file_damone_v1_game_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -801,7 +994,7 @@ func (x *GameEvent_DrawDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_DrawDeclined.ProtoReflect.Descriptor instead.
 func (*GameEvent_DrawDeclined) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 3}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4, 3}
 }
 
 func (x *GameEvent_DrawDeclined) GetSide() Side {
@@ -830,7 +1023,7 @@ type GameEvent_GameEnded struct {
 
 func (x *GameEvent_GameEnded) Reset() {
 	*x = GameEvent_GameEnded{}
-	mi := &file_damone_v1_game_proto_msgTypes[7]
+	mi := &file_damone_v1_game_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -842,7 +1035,7 @@ func (x *GameEvent_GameEnded) String() string {
 func (*GameEvent_GameEnded) ProtoMessage() {}
 
 func (x *GameEvent_GameEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_game_proto_msgTypes[7]
+	mi := &file_damone_v1_game_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -855,7 +1048,7 @@ func (x *GameEvent_GameEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEvent_GameEnded.ProtoReflect.Descriptor instead.
 func (*GameEvent_GameEnded) Descriptor() ([]byte, []int) {
-	return file_damone_v1_game_proto_rawDescGZIP(), []int{2, 4}
+	return file_damone_v1_game_proto_rawDescGZIP(), []int{4, 4}
 }
 
 func (x *GameEvent_GameEnded) GetOutcome() *Outcome {
@@ -869,7 +1062,7 @@ var File_damone_v1_game_proto protoreflect.FileDescriptor
 
 const file_damone_v1_game_proto_rawDesc = "" +
 	"\n" +
-	"\x14damone/v1/game.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x05\n" +
+	"\x14damone/v1/game.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe4\x05\n" +
 	"\x04Game\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12,\n" +
 	"\avariant\x18\x02 \x01(\v2\x12.damone.v1.VariantR\avariant\x12>\n" +
@@ -888,20 +1081,33 @@ const file_damone_v1_game_proto_rawDesc = "" +
 	"createTime\x12;\n" +
 	"\vupdate_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"updateTime\x12B\n" +
-	"\x0fengine_opponent\x18\x0e \x01(\v2\x19.damone.v1.EngineOpponentR\x0eengineOpponent\"\x93\x01\n" +
+	"\x0fengine_opponent\x18\x0e \x01(\v2\x19.damone.v1.EngineOpponentR\x0eengineOpponent\x129\n" +
+	"\ftime_control\x18\x0f \x01(\v2\x16.damone.v1.TimeControlR\vtimeControl\x12&\n" +
+	"\x05clock\x18\x10 \x01(\v2\x10.damone.v1.ClockR\x05clock\"\xb1\x01\n" +
+	"\vTimeControl\x123\n" +
+	"\ainitial\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\ainitial\x127\n" +
+	"\tincrement\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\tincrement\x124\n" +
+	"\bper_move\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\aperMove\"\xba\x02\n" +
+	"\x05Clock\x12>\n" +
+	"\rred_remaining\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\fredRemaining\x12B\n" +
+	"\x0fblack_remaining\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x0eblackRemaining\x12)\n" +
+	"\arunning\x18\x03 \x01(\x0e2\x0f.damone.v1.SideR\arunning\x126\n" +
+	"\bdeadline\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12J\n" +
+	"\x13first_move_deadline\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x11firstMoveDeadline\"\x93\x01\n" +
 	"\x0eEngineOpponent\x12#\n" +
 	"\x04side\x18\x01 \x01(\x0e2\x0f.damone.v1.SideR\x04side\x128\n" +
 	"\tmove_time\x18\x02 \x01(\v2\x19.google.protobuf.DurationH\x00R\bmoveTime\x12\x16\n" +
 	"\x05depth\x18\x03 \x01(\x05H\x00R\x05depthB\n" +
 	"\n" +
-	"\bstrength\"\xcc\x06\n" +
+	"\bstrength\"\xf4\x06\n" +
 	"\tGameEvent\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x129\n" +
 	"\n" +
 	"event_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\teventTime\x12\x10\n" +
 	"\x03ply\x18\x04 \x01(\x05R\x03ply\x12/\n" +
-	"\bposition\x18\x05 \x01(\v2\x13.damone.v1.PositionR\bposition\x12E\n" +
+	"\bposition\x18\x05 \x01(\v2\x13.damone.v1.PositionR\bposition\x12&\n" +
+	"\x05clock\x18\x06 \x01(\v2\x10.damone.v1.ClockR\x05clock\x12E\n" +
 	"\fgame_created\x18\n" +
 	" \x01(\v2 .damone.v1.GameEvent.GameCreatedH\x00R\vgameCreated\x12B\n" +
 	"\vmove_played\x18\v \x01(\v2\x1f.damone.v1.GameEvent.MovePlayedH\x00R\n" +
@@ -946,56 +1152,69 @@ func file_damone_v1_game_proto_rawDescGZIP() []byte {
 }
 
 var file_damone_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_damone_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_damone_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_damone_v1_game_proto_goTypes = []any{
 	(GameStatus)(0),                // 0: damone.v1.GameStatus
 	(GameView)(0),                  // 1: damone.v1.GameView
 	(*Game)(nil),                   // 2: damone.v1.Game
-	(*EngineOpponent)(nil),         // 3: damone.v1.EngineOpponent
-	(*GameEvent)(nil),              // 4: damone.v1.GameEvent
-	(*GameEvent_GameCreated)(nil),  // 5: damone.v1.GameEvent.GameCreated
-	(*GameEvent_MovePlayed)(nil),   // 6: damone.v1.GameEvent.MovePlayed
-	(*GameEvent_DrawOffered)(nil),  // 7: damone.v1.GameEvent.DrawOffered
-	(*GameEvent_DrawDeclined)(nil), // 8: damone.v1.GameEvent.DrawDeclined
-	(*GameEvent_GameEnded)(nil),    // 9: damone.v1.GameEvent.GameEnded
-	(*Variant)(nil),                // 10: damone.v1.Variant
-	(*Position)(nil),               // 11: damone.v1.Position
-	(*Move)(nil),                   // 12: damone.v1.Move
-	(*Outcome)(nil),                // 13: damone.v1.Outcome
-	(Side)(0),                      // 14: damone.v1.Side
-	(*timestamppb.Timestamp)(nil),  // 15: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),    // 16: google.protobuf.Duration
+	(*TimeControl)(nil),            // 3: damone.v1.TimeControl
+	(*Clock)(nil),                  // 4: damone.v1.Clock
+	(*EngineOpponent)(nil),         // 5: damone.v1.EngineOpponent
+	(*GameEvent)(nil),              // 6: damone.v1.GameEvent
+	(*GameEvent_GameCreated)(nil),  // 7: damone.v1.GameEvent.GameCreated
+	(*GameEvent_MovePlayed)(nil),   // 8: damone.v1.GameEvent.MovePlayed
+	(*GameEvent_DrawOffered)(nil),  // 9: damone.v1.GameEvent.DrawOffered
+	(*GameEvent_DrawDeclined)(nil), // 10: damone.v1.GameEvent.DrawDeclined
+	(*GameEvent_GameEnded)(nil),    // 11: damone.v1.GameEvent.GameEnded
+	(*Variant)(nil),                // 12: damone.v1.Variant
+	(*Position)(nil),               // 13: damone.v1.Position
+	(*Move)(nil),                   // 14: damone.v1.Move
+	(*Outcome)(nil),                // 15: damone.v1.Outcome
+	(Side)(0),                      // 16: damone.v1.Side
+	(*timestamppb.Timestamp)(nil),  // 17: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),    // 18: google.protobuf.Duration
 }
 var file_damone_v1_game_proto_depIdxs = []int32{
-	10, // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
-	11, // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
-	11, // 2: damone.v1.Game.position:type_name -> damone.v1.Position
-	12, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
+	12, // 0: damone.v1.Game.variant:type_name -> damone.v1.Variant
+	13, // 1: damone.v1.Game.initial_position:type_name -> damone.v1.Position
+	13, // 2: damone.v1.Game.position:type_name -> damone.v1.Position
+	14, // 3: damone.v1.Game.moves:type_name -> damone.v1.Move
 	0,  // 4: damone.v1.Game.status:type_name -> damone.v1.GameStatus
-	13, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
-	14, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
-	15, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
-	15, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
-	3,  // 9: damone.v1.Game.engine_opponent:type_name -> damone.v1.EngineOpponent
-	14, // 10: damone.v1.EngineOpponent.side:type_name -> damone.v1.Side
-	16, // 11: damone.v1.EngineOpponent.move_time:type_name -> google.protobuf.Duration
-	15, // 12: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
-	11, // 13: damone.v1.GameEvent.position:type_name -> damone.v1.Position
-	5,  // 14: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
-	6,  // 15: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
-	7,  // 16: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
-	8,  // 17: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
-	9,  // 18: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
-	10, // 19: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
-	12, // 20: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
-	14, // 21: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
-	14, // 22: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
-	13, // 23: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	15, // 5: damone.v1.Game.outcome:type_name -> damone.v1.Outcome
+	16, // 6: damone.v1.Game.draw_offer:type_name -> damone.v1.Side
+	17, // 7: damone.v1.Game.create_time:type_name -> google.protobuf.Timestamp
+	17, // 8: damone.v1.Game.update_time:type_name -> google.protobuf.Timestamp
+	5,  // 9: damone.v1.Game.engine_opponent:type_name -> damone.v1.EngineOpponent
+	3,  // 10: damone.v1.Game.time_control:type_name -> damone.v1.TimeControl
+	4,  // 11: damone.v1.Game.clock:type_name -> damone.v1.Clock
+	18, // 12: damone.v1.TimeControl.initial:type_name -> google.protobuf.Duration
+	18, // 13: damone.v1.TimeControl.increment:type_name -> google.protobuf.Duration
+	18, // 14: damone.v1.TimeControl.per_move:type_name -> google.protobuf.Duration
+	18, // 15: damone.v1.Clock.red_remaining:type_name -> google.protobuf.Duration
+	18, // 16: damone.v1.Clock.black_remaining:type_name -> google.protobuf.Duration
+	16, // 17: damone.v1.Clock.running:type_name -> damone.v1.Side
+	17, // 18: damone.v1.Clock.deadline:type_name -> google.protobuf.Timestamp
+	17, // 19: damone.v1.Clock.first_move_deadline:type_name -> google.protobuf.Timestamp
+	16, // 20: damone.v1.EngineOpponent.side:type_name -> damone.v1.Side
+	18, // 21: damone.v1.EngineOpponent.move_time:type_name -> google.protobuf.Duration
+	17, // 22: damone.v1.GameEvent.event_time:type_name -> google.protobuf.Timestamp
+	13, // 23: damone.v1.GameEvent.position:type_name -> damone.v1.Position
+	4,  // 24: damone.v1.GameEvent.clock:type_name -> damone.v1.Clock
+	7,  // 25: damone.v1.GameEvent.game_created:type_name -> damone.v1.GameEvent.GameCreated
+	8,  // 26: damone.v1.GameEvent.move_played:type_name -> damone.v1.GameEvent.MovePlayed
+	9,  // 27: damone.v1.GameEvent.draw_offered:type_name -> damone.v1.GameEvent.DrawOffered
+	10, // 28: damone.v1.GameEvent.draw_declined:type_name -> damone.v1.GameEvent.DrawDeclined
+	11, // 29: damone.v1.GameEvent.game_ended:type_name -> damone.v1.GameEvent.GameEnded
+	12, // 30: damone.v1.GameEvent.GameCreated.variant:type_name -> damone.v1.Variant
+	14, // 31: damone.v1.GameEvent.MovePlayed.move:type_name -> damone.v1.Move
+	16, // 32: damone.v1.GameEvent.DrawOffered.side:type_name -> damone.v1.Side
+	16, // 33: damone.v1.GameEvent.DrawDeclined.side:type_name -> damone.v1.Side
+	15, // 34: damone.v1.GameEvent.GameEnded.outcome:type_name -> damone.v1.Outcome
+	35, // [35:35] is the sub-list for method output_type
+	35, // [35:35] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_game_proto_init() }
@@ -1006,11 +1225,11 @@ func file_damone_v1_game_proto_init() {
 	file_damone_v1_board_proto_init()
 	file_damone_v1_outcome_proto_init()
 	file_damone_v1_variant_proto_init()
-	file_damone_v1_game_proto_msgTypes[1].OneofWrappers = []any{
+	file_damone_v1_game_proto_msgTypes[3].OneofWrappers = []any{
 		(*EngineOpponent_MoveTime)(nil),
 		(*EngineOpponent_Depth)(nil),
 	}
-	file_damone_v1_game_proto_msgTypes[2].OneofWrappers = []any{
+	file_damone_v1_game_proto_msgTypes[4].OneofWrappers = []any{
 		(*GameEvent_GameCreated_)(nil),
 		(*GameEvent_MovePlayed_)(nil),
 		(*GameEvent_DrawOffered_)(nil),
@@ -1023,7 +1242,7 @@ func file_damone_v1_game_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_game_proto_rawDesc), len(file_damone_v1_game_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -36,6 +36,8 @@ const (
 	OutcomeResult_OUTCOME_RESULT_BLACK_WINS OutcomeResult = 2
 	// Neither side won.
 	OutcomeResult_OUTCOME_RESULT_DRAW OutcomeResult = 3
+	// No result: the game was aborted before it began (OUTCOME_REASON_ABORTED).
+	OutcomeResult_OUTCOME_RESULT_NO_RESULT OutcomeResult = 4
 )
 
 // Enum value maps for OutcomeResult.
@@ -45,12 +47,14 @@ var (
 		1: "OUTCOME_RESULT_RED_WINS",
 		2: "OUTCOME_RESULT_BLACK_WINS",
 		3: "OUTCOME_RESULT_DRAW",
+		4: "OUTCOME_RESULT_NO_RESULT",
 	}
 	OutcomeResult_value = map[string]int32{
 		"OUTCOME_RESULT_UNSPECIFIED": 0,
 		"OUTCOME_RESULT_RED_WINS":    1,
 		"OUTCOME_RESULT_BLACK_WINS":  2,
 		"OUTCOME_RESULT_DRAW":        3,
+		"OUTCOME_RESULT_NO_RESULT":   4,
 	}
 )
 
@@ -107,6 +111,12 @@ const (
 	// A draw offer was accepted (GameService.AnswerDrawOffer). Result: a
 	// draw.
 	OutcomeReason_OUTCOME_REASON_AGREED_DRAW OutcomeReason = 7
+	// The side to move ran out of time (a game with a time control; the FMJD
+	// rule, docs/RULES.md, Time). Result: a win for the other side.
+	OutcomeReason_OUTCOME_REASON_TIMEOUT OutcomeReason = 8
+	// A side's first move did not come within its first-move time
+	// (docs/api.md, Clocks). Result: OUTCOME_RESULT_NO_RESULT.
+	OutcomeReason_OUTCOME_REASON_ABORTED OutcomeReason = 9
 )
 
 // Enum value maps for OutcomeReason.
@@ -120,6 +130,8 @@ var (
 		5: "OUTCOME_REASON_NO_PROGRESS",
 		6: "OUTCOME_REASON_RESIGNATION",
 		7: "OUTCOME_REASON_AGREED_DRAW",
+		8: "OUTCOME_REASON_TIMEOUT",
+		9: "OUTCOME_REASON_ABORTED",
 	}
 	OutcomeReason_value = map[string]int32{
 		"OUTCOME_REASON_UNSPECIFIED":          0,
@@ -130,6 +142,8 @@ var (
 		"OUTCOME_REASON_NO_PROGRESS":          5,
 		"OUTCOME_REASON_RESIGNATION":          6,
 		"OUTCOME_REASON_AGREED_DRAW":          7,
+		"OUTCOME_REASON_TIMEOUT":              8,
+		"OUTCOME_REASON_ABORTED":              9,
 	}
 )
 
@@ -226,12 +240,13 @@ const file_damone_v1_outcome_proto_rawDesc = "" +
 	"\x17damone/v1/outcome.proto\x12\tdamone.v1\"m\n" +
 	"\aOutcome\x120\n" +
 	"\x06result\x18\x01 \x01(\x0e2\x18.damone.v1.OutcomeResultR\x06result\x120\n" +
-	"\x06reason\x18\x02 \x01(\x0e2\x18.damone.v1.OutcomeReasonR\x06reason*\x84\x01\n" +
+	"\x06reason\x18\x02 \x01(\x0e2\x18.damone.v1.OutcomeReasonR\x06reason*\xa2\x01\n" +
 	"\rOutcomeResult\x12\x1e\n" +
 	"\x1aOUTCOME_RESULT_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17OUTCOME_RESULT_RED_WINS\x10\x01\x12\x1d\n" +
 	"\x19OUTCOME_RESULT_BLACK_WINS\x10\x02\x12\x17\n" +
-	"\x13OUTCOME_RESULT_DRAW\x10\x03*\x9d\x02\n" +
+	"\x13OUTCOME_RESULT_DRAW\x10\x03\x12\x1c\n" +
+	"\x18OUTCOME_RESULT_NO_RESULT\x10\x04*\xd5\x02\n" +
 	"\rOutcomeReason\x12\x1e\n" +
 	"\x1aOUTCOME_REASON_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"OUTCOME_REASON_ALL_PIECES_CAPTURED\x10\x01\x12\x1c\n" +
@@ -240,7 +255,9 @@ const file_damone_v1_outcome_proto_rawDesc = "" +
 	"\x19OUTCOME_REASON_REPETITION\x10\x04\x12\x1e\n" +
 	"\x1aOUTCOME_REASON_NO_PROGRESS\x10\x05\x12\x1e\n" +
 	"\x1aOUTCOME_REASON_RESIGNATION\x10\x06\x12\x1e\n" +
-	"\x1aOUTCOME_REASON_AGREED_DRAW\x10\aB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\x1aOUTCOME_REASON_AGREED_DRAW\x10\a\x12\x1a\n" +
+	"\x16OUTCOME_REASON_TIMEOUT\x10\b\x12\x1a\n" +
+	"\x16OUTCOME_REASON_ABORTED\x10\tB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_outcome_proto_rawDescOnce sync.Once

@@ -18,7 +18,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x64\x61mone/v1/game.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a\x17\x64\x61mone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x05\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12>\n\x10initial_position\x18\x03 \x01(\x0b\x32\x13.damone.v1.PositionR\x0finitialPosition\x12/\n\x08position\x18\x04 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12%\n\x05moves\x18\x05 \x03(\x0b\x32\x0f.damone.v1.MoveR\x05moves\x12-\n\x06status\x18\x06 \x01(\x0e\x32\x15.damone.v1.GameStatusR\x06status\x12,\n\x07outcome\x18\x07 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12\x10\n\x03ply\x18\x08 \x01(\x05R\x03ply\x12.\n\ndraw_offer\x18\t \x01(\x0e\x32\x0f.damone.v1.SideR\tdrawOffer\x12.\n\x13last_event_sequence\x18\n \x01(\x03R\x11lastEventSequence\x12\x12\n\x04\x65tag\x18\x0b \x01(\tR\x04\x65tag\x12;\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampR\ncreateTime\x12;\n\x0bupdate_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nupdateTime\x12\x42\n\x0f\x65ngine_opponent\x18\x0e \x01(\x0b\x32\x19.damone.v1.EngineOpponentR\x0e\x65ngineOpponent\"\x93\x01\n\x0e\x45ngineOpponent\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x12\x38\n\tmove_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationH\x00R\x08moveTime\x12\x16\n\x05\x64\x65pth\x18\x03 \x01(\x05H\x00R\x05\x64\x65pthB\n\n\x08strength\"\xcc\x06\n\tGameEvent\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x1a\n\x08sequence\x18\x02 \x01(\x03R\x08sequence\x12\x39\n\nevent_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\teventTime\x12\x10\n\x03ply\x18\x04 \x01(\x05R\x03ply\x12/\n\x08position\x18\x05 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12\x45\n\x0cgame_created\x18\n \x01(\x0b\x32 .damone.v1.GameEvent.GameCreatedH\x00R\x0bgameCreated\x12\x42\n\x0bmove_played\x18\x0b \x01(\x0b\x32\x1f.damone.v1.GameEvent.MovePlayedH\x00R\nmovePlayed\x12\x45\n\x0c\x64raw_offered\x18\x0c \x01(\x0b\x32 .damone.v1.GameEvent.DrawOfferedH\x00R\x0b\x64rawOffered\x12H\n\rdraw_declined\x18\r \x01(\x0b\x32!.damone.v1.GameEvent.DrawDeclinedH\x00R\x0c\x64rawDeclined\x12?\n\ngame_ended\x18\x0e \x01(\x0b\x32\x1e.damone.v1.GameEvent.GameEndedH\x00R\tgameEnded\x1a;\n\x0bGameCreated\x12,\n\x07variant\x18\x01 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x1a\x31\n\nMovePlayed\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x1a\x32\n\x0b\x44rawOffered\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x1aL\n\x0c\x44rawDeclined\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x12\x17\n\x07\x62y_move\x18\x02 \x01(\x08R\x06\x62yMove\x1a\x39\n\tGameEnded\x12,\n\x07outcome\x18\x01 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcomeB\x07\n\x05\x65vent*`\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*N\n\x08GameView\x12\x19\n\x15GAME_VIEW_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_VIEW_BASIC\x10\x01\x12\x12\n\x0eGAME_VIEW_FULL\x10\x02\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x64\x61mone/v1/game.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a\x17\x64\x61mone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe4\x05\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12>\n\x10initial_position\x18\x03 \x01(\x0b\x32\x13.damone.v1.PositionR\x0finitialPosition\x12/\n\x08position\x18\x04 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12%\n\x05moves\x18\x05 \x03(\x0b\x32\x0f.damone.v1.MoveR\x05moves\x12-\n\x06status\x18\x06 \x01(\x0e\x32\x15.damone.v1.GameStatusR\x06status\x12,\n\x07outcome\x18\x07 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12\x10\n\x03ply\x18\x08 \x01(\x05R\x03ply\x12.\n\ndraw_offer\x18\t \x01(\x0e\x32\x0f.damone.v1.SideR\tdrawOffer\x12.\n\x13last_event_sequence\x18\n \x01(\x03R\x11lastEventSequence\x12\x12\n\x04\x65tag\x18\x0b \x01(\tR\x04\x65tag\x12;\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampR\ncreateTime\x12;\n\x0bupdate_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nupdateTime\x12\x42\n\x0f\x65ngine_opponent\x18\x0e \x01(\x0b\x32\x19.damone.v1.EngineOpponentR\x0e\x65ngineOpponent\x12\x39\n\x0ctime_control\x18\x0f \x01(\x0b\x32\x16.damone.v1.TimeControlR\x0btimeControl\x12&\n\x05\x63lock\x18\x10 \x01(\x0b\x32\x10.damone.v1.ClockR\x05\x63lock\"\xb1\x01\n\x0bTimeControl\x12\x33\n\x07initial\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x07initial\x12\x37\n\tincrement\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationR\tincrement\x12\x34\n\x08per_move\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationR\x07perMove\"\xba\x02\n\x05\x43lock\x12>\n\rred_remaining\x18\x01 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0credRemaining\x12\x42\n\x0f\x62lack_remaining\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationR\x0e\x62lackRemaining\x12)\n\x07running\x18\x03 \x01(\x0e\x32\x0f.damone.v1.SideR\x07running\x12\x36\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08\x64\x65\x61\x64line\x12J\n\x13\x66irst_move_deadline\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x11\x66irstMoveDeadline\"\x93\x01\n\x0e\x45ngineOpponent\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x12\x38\n\tmove_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationH\x00R\x08moveTime\x12\x16\n\x05\x64\x65pth\x18\x03 \x01(\x05H\x00R\x05\x64\x65pthB\n\n\x08strength\"\xf4\x06\n\tGameEvent\x12\x12\n\x04game\x18\x01 \x01(\tR\x04game\x12\x1a\n\x08sequence\x18\x02 \x01(\x03R\x08sequence\x12\x39\n\nevent_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\teventTime\x12\x10\n\x03ply\x18\x04 \x01(\x05R\x03ply\x12/\n\x08position\x18\x05 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12&\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x10.damone.v1.ClockR\x05\x63lock\x12\x45\n\x0cgame_created\x18\n \x01(\x0b\x32 .damone.v1.GameEvent.GameCreatedH\x00R\x0bgameCreated\x12\x42\n\x0bmove_played\x18\x0b \x01(\x0b\x32\x1f.damone.v1.GameEvent.MovePlayedH\x00R\nmovePlayed\x12\x45\n\x0c\x64raw_offered\x18\x0c \x01(\x0b\x32 .damone.v1.GameEvent.DrawOfferedH\x00R\x0b\x64rawOffered\x12H\n\rdraw_declined\x18\r \x01(\x0b\x32!.damone.v1.GameEvent.DrawDeclinedH\x00R\x0c\x64rawDeclined\x12?\n\ngame_ended\x18\x0e \x01(\x0b\x32\x1e.damone.v1.GameEvent.GameEndedH\x00R\tgameEnded\x1a;\n\x0bGameCreated\x12,\n\x07variant\x18\x01 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x1a\x31\n\nMovePlayed\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x1a\x32\n\x0b\x44rawOffered\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x1aL\n\x0c\x44rawDeclined\x12#\n\x04side\x18\x01 \x01(\x0e\x32\x0f.damone.v1.SideR\x04side\x12\x17\n\x07\x62y_move\x18\x02 \x01(\x08R\x06\x62yMove\x1a\x39\n\tGameEnded\x12,\n\x07outcome\x18\x01 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcomeB\x07\n\x05\x65vent*`\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*N\n\x08GameView\x12\x19\n\x15GAME_VIEW_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_VIEW_BASIC\x10\x01\x12\x12\n\x0eGAME_VIEW_FULL\x10\x02\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.game_pb2', globals())
@@ -26,24 +26,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1'
-  _GAMESTATUS._serialized_start=1814
-  _GAMESTATUS._serialized_end=1910
-  _GAMEVIEW._serialized_start=1912
-  _GAMEVIEW._serialized_end=1990
+  _GAMESTATUS._serialized_start=2450
+  _GAMESTATUS._serialized_end=2546
+  _GAMEVIEW._serialized_start=2548
+  _GAMEVIEW._serialized_end=2626
   _GAME._serialized_start=174
-  _GAME._serialized_end=815
-  _ENGINEOPPONENT._serialized_start=818
-  _ENGINEOPPONENT._serialized_end=965
-  _GAMEEVENT._serialized_start=968
-  _GAMEEVENT._serialized_end=1812
-  _GAMEEVENT_GAMECREATED._serialized_start=1504
-  _GAMEEVENT_GAMECREATED._serialized_end=1563
-  _GAMEEVENT_MOVEPLAYED._serialized_start=1565
-  _GAMEEVENT_MOVEPLAYED._serialized_end=1614
-  _GAMEEVENT_DRAWOFFERED._serialized_start=1616
-  _GAMEEVENT_DRAWOFFERED._serialized_end=1666
-  _GAMEEVENT_DRAWDECLINED._serialized_start=1668
-  _GAMEEVENT_DRAWDECLINED._serialized_end=1744
-  _GAMEEVENT_GAMEENDED._serialized_start=1746
-  _GAMEEVENT_GAMEENDED._serialized_end=1803
+  _GAME._serialized_end=914
+  _TIMECONTROL._serialized_start=917
+  _TIMECONTROL._serialized_end=1094
+  _CLOCK._serialized_start=1097
+  _CLOCK._serialized_end=1411
+  _ENGINEOPPONENT._serialized_start=1414
+  _ENGINEOPPONENT._serialized_end=1561
+  _GAMEEVENT._serialized_start=1564
+  _GAMEEVENT._serialized_end=2448
+  _GAMEEVENT_GAMECREATED._serialized_start=2140
+  _GAMEEVENT_GAMECREATED._serialized_end=2199
+  _GAMEEVENT_MOVEPLAYED._serialized_start=2201
+  _GAMEEVENT_MOVEPLAYED._serialized_end=2250
+  _GAMEEVENT_DRAWOFFERED._serialized_start=2252
+  _GAMEEVENT_DRAWOFFERED._serialized_end=2302
+  _GAMEEVENT_DRAWDECLINED._serialized_start=2304
+  _GAMEEVENT_DRAWDECLINED._serialized_end=2380
+  _GAMEEVENT_GAMEENDED._serialized_start=2382
+  _GAMEEVENT_GAMEENDED._serialized_end=2439
 # @@protoc_insertion_point(module_scope)

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x64\x61mone/v1/outcome.proto\x12\tdamone.v1\"m\n\x07Outcome\x12\x30\n\x06result\x18\x01 \x01(\x0e\x32\x18.damone.v1.OutcomeResultR\x06result\x12\x30\n\x06reason\x18\x02 \x01(\x0e\x32\x18.damone.v1.OutcomeReasonR\x06reason*\x84\x01\n\rOutcomeResult\x12\x1e\n\x1aOUTCOME_RESULT_UNSPECIFIED\x10\x00\x12\x1b\n\x17OUTCOME_RESULT_RED_WINS\x10\x01\x12\x1d\n\x19OUTCOME_RESULT_BLACK_WINS\x10\x02\x12\x17\n\x13OUTCOME_RESULT_DRAW\x10\x03*\x9d\x02\n\rOutcomeReason\x12\x1e\n\x1aOUTCOME_REASON_UNSPECIFIED\x10\x00\x12&\n\"OUTCOME_REASON_ALL_PIECES_CAPTURED\x10\x01\x12\x1c\n\x18OUTCOME_REASON_STALEMATE\x10\x02\x12\'\n#OUTCOME_REASON_ALL_DAMONES_CAPTURED\x10\x03\x12\x1d\n\x19OUTCOME_REASON_REPETITION\x10\x04\x12\x1e\n\x1aOUTCOME_REASON_NO_PROGRESS\x10\x05\x12\x1e\n\x1aOUTCOME_REASON_RESIGNATION\x10\x06\x12\x1e\n\x1aOUTCOME_REASON_AGREED_DRAW\x10\x07\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x64\x61mone/v1/outcome.proto\x12\tdamone.v1\"m\n\x07Outcome\x12\x30\n\x06result\x18\x01 \x01(\x0e\x32\x18.damone.v1.OutcomeResultR\x06result\x12\x30\n\x06reason\x18\x02 \x01(\x0e\x32\x18.damone.v1.OutcomeReasonR\x06reason*\xa2\x01\n\rOutcomeResult\x12\x1e\n\x1aOUTCOME_RESULT_UNSPECIFIED\x10\x00\x12\x1b\n\x17OUTCOME_RESULT_RED_WINS\x10\x01\x12\x1d\n\x19OUTCOME_RESULT_BLACK_WINS\x10\x02\x12\x17\n\x13OUTCOME_RESULT_DRAW\x10\x03\x12\x1c\n\x18OUTCOME_RESULT_NO_RESULT\x10\x04*\xd5\x02\n\rOutcomeReason\x12\x1e\n\x1aOUTCOME_REASON_UNSPECIFIED\x10\x00\x12&\n\"OUTCOME_REASON_ALL_PIECES_CAPTURED\x10\x01\x12\x1c\n\x18OUTCOME_REASON_STALEMATE\x10\x02\x12\'\n#OUTCOME_REASON_ALL_DAMONES_CAPTURED\x10\x03\x12\x1d\n\x19OUTCOME_REASON_REPETITION\x10\x04\x12\x1e\n\x1aOUTCOME_REASON_NO_PROGRESS\x10\x05\x12\x1e\n\x1aOUTCOME_REASON_RESIGNATION\x10\x06\x12\x1e\n\x1aOUTCOME_REASON_AGREED_DRAW\x10\x07\x12\x1a\n\x16OUTCOME_REASON_TIMEOUT\x10\x08\x12\x1a\n\x16OUTCOME_REASON_ABORTED\x10\tB:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.outcome_pb2', globals())
@@ -22,9 +22,9 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1'
   _OUTCOMERESULT._serialized_start=150
-  _OUTCOMERESULT._serialized_end=282
-  _OUTCOMEREASON._serialized_start=285
-  _OUTCOMEREASON._serialized_end=570
+  _OUTCOMERESULT._serialized_end=312
+  _OUTCOMEREASON._serialized_start=315
+  _OUTCOMEREASON._serialized_end=656
   _OUTCOME._serialized_start=38
   _OUTCOME._serialized_end=147
 # @@protoc_insertion_point(module_scope)

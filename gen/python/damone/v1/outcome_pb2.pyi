@@ -4,6 +4,7 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+OUTCOME_REASON_ABORTED: OutcomeReason
 OUTCOME_REASON_AGREED_DRAW: OutcomeReason
 OUTCOME_REASON_ALL_DAMONES_CAPTURED: OutcomeReason
 OUTCOME_REASON_ALL_PIECES_CAPTURED: OutcomeReason
@@ -11,9 +12,11 @@ OUTCOME_REASON_NO_PROGRESS: OutcomeReason
 OUTCOME_REASON_REPETITION: OutcomeReason
 OUTCOME_REASON_RESIGNATION: OutcomeReason
 OUTCOME_REASON_STALEMATE: OutcomeReason
+OUTCOME_REASON_TIMEOUT: OutcomeReason
 OUTCOME_REASON_UNSPECIFIED: OutcomeReason
 OUTCOME_RESULT_BLACK_WINS: OutcomeResult
 OUTCOME_RESULT_DRAW: OutcomeResult
+OUTCOME_RESULT_NO_RESULT: OutcomeResult
 OUTCOME_RESULT_RED_WINS: OutcomeResult
 OUTCOME_RESULT_UNSPECIFIED: OutcomeResult
 

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/game.proto.
  */
 export const file_damone_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChRkYW1vbmUvdjEvZ2FtZS5wcm90bxIJZGFtb25lLnYxIu4DCgRHYW1lEgwKBG5hbWUYASABKAkSIwoHdmFyaWFudBgCIAEoCzISLmRhbW9uZS52MS5WYXJpYW50Ei0KEGluaXRpYWxfcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SJQoIcG9zaXRpb24YBCABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SHgoFbW92ZXMYBSADKAsyDy5kYW1vbmUudjEuTW92ZRIlCgZzdGF0dXMYBiABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIjCgdvdXRjb21lGAcgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSCwoDcGx5GAggASgFEiMKCmRyYXdfb2ZmZXIYCSABKA4yDy5kYW1vbmUudjEuU2lkZRIbChNsYXN0X2V2ZW50X3NlcXVlbmNlGAogASgDEgwKBGV0YWcYCyABKAkSLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg9lbmdpbmVfb3Bwb25lbnQYDiABKAsyGS5kYW1vbmUudjEuRW5naW5lT3Bwb25lbnQifAoORW5naW5lT3Bwb25lbnQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEi4KCW1vdmVfdGltZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkgAEg8KBWRlcHRoGAMgASgFSABCCgoIc3RyZW5ndGgitwUKCUdhbWVFdmVudBIMCgRnYW1lGAEgASgJEhAKCHNlcXVlbmNlGAIgASgDEi4KCmV2ZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA3BseRgEIAEoBRIlCghwb3NpdGlvbhgFIAEoCzITLmRhbW9uZS52MS5Qb3NpdGlvbhI4CgxnYW1lX2NyZWF0ZWQYCiABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkdhbWVDcmVhdGVkSAASNgoLbW92ZV9wbGF5ZWQYCyABKAsyHy5kYW1vbmUudjEuR2FtZUV2ZW50Lk1vdmVQbGF5ZWRIABI4CgxkcmF3X29mZmVyZWQYDCABKAsyIC5kYW1vbmUudjEuR2FtZUV2ZW50LkRyYXdPZmZlcmVkSAASOgoNZHJhd19kZWNsaW5lZBgNIAEoCzIhLmRhbW9uZS52MS5HYW1lRXZlbnQuRHJhd0RlY2xpbmVkSAASNAoKZ2FtZV9lbmRlZBgOIAEoCzIeLmRhbW9uZS52MS5HYW1lRXZlbnQuR2FtZUVuZGVkSAAaMgoLR2FtZUNyZWF0ZWQSIwoHdmFyaWFudBgBIAEoCzISLmRhbW9uZS52MS5WYXJpYW50GisKCk1vdmVQbGF5ZWQSHQoEbW92ZRgBIAEoCzIPLmRhbW9uZS52MS5Nb3ZlGiwKC0RyYXdPZmZlcmVkEh0KBHNpZGUYASABKA4yDy5kYW1vbmUudjEuU2lkZRo+CgxEcmF3RGVjbGluZWQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlEg8KB2J5X21vdmUYAiABKAgaMAoJR2FtZUVuZGVkEiMKB291dGNvbWUYASABKAsyEi5kYW1vbmUudjEuT3V0Y29tZUIHCgVldmVudCpgCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXR0FNRV9TVEFUVVNfSU5fUFJPR1JFU1MQARIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBACKk4KCEdhbWVWaWV3EhkKFUdBTUVfVklFV19VTlNQRUNJRklFRBAAEhMKD0dBTUVfVklFV19CQVNJQxABEhIKDkdBTUVfVklFV19GVUxMEAJCOlo4Z2l0aHViLmNvbS9kYW1vbmUtcnVsZXMvZGFtb25lL2dlbi9nby9kYW1vbmUvdjE7ZGFtb25ldjFiBnByb3RvMw", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRkYW1vbmUvdjEvZ2FtZS5wcm90bxIJZGFtb25lLnYxIr0ECgRHYW1lEgwKBG5hbWUYASABKAkSIwoHdmFyaWFudBgCIAEoCzISLmRhbW9uZS52MS5WYXJpYW50Ei0KEGluaXRpYWxfcG9zaXRpb24YAyABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SJQoIcG9zaXRpb24YBCABKAsyEy5kYW1vbmUudjEuUG9zaXRpb24SHgoFbW92ZXMYBSADKAsyDy5kYW1vbmUudjEuTW92ZRIlCgZzdGF0dXMYBiABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIjCgdvdXRjb21lGAcgASgLMhIuZGFtb25lLnYxLk91dGNvbWUSCwoDcGx5GAggASgFEiMKCmRyYXdfb2ZmZXIYCSABKA4yDy5kYW1vbmUudjEuU2lkZRIbChNsYXN0X2V2ZW50X3NlcXVlbmNlGAogASgDEgwKBGV0YWcYCyABKAkSLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg9lbmdpbmVfb3Bwb25lbnQYDiABKAsyGS5kYW1vbmUudjEuRW5naW5lT3Bwb25lbnQSLAoMdGltZV9jb250cm9sGA8gASgLMhYuZGFtb25lLnYxLlRpbWVDb250cm9sEh8KBWNsb2NrGBAgASgLMhAuZGFtb25lLnYxLkNsb2NrIpQBCgtUaW1lQ29udHJvbBIqCgdpbml0aWFsGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCWluY3JlbWVudBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIrCghwZXJfbW92ZRgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiL2AQoFQ2xvY2sSMAoNcmVkX3JlbWFpbmluZxgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIyCg9ibGFja19yZW1haW5pbmcYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SIAoHcnVubmluZxgDIAEoDjIPLmRhbW9uZS52MS5TaWRlEiwKCGRlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNmaXJzdF9tb3ZlX2RlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ8Cg5FbmdpbmVPcHBvbmVudBIdCgRzaWRlGAEgASgOMg8uZGFtb25lLnYxLlNpZGUSLgoJbW92ZV90aW1lGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uSAASDwoFZGVwdGgYAyABKAVIAEIKCghzdHJlbmd0aCLYBQoJR2FtZUV2ZW50EgwKBGdhbWUYASABKAkSEAoIc2VxdWVuY2UYAiABKAMSLgoKZXZlbnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCwoDcGx5GAQgASgFEiUKCHBvc2l0aW9uGAUgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEh8KBWNsb2NrGAYgASgLMhAuZGFtb25lLnYxLkNsb2NrEjgKDGdhbWVfY3JlYXRlZBgKIAEoCzIgLmRhbW9uZS52MS5HYW1lRXZlbnQuR2FtZUNyZWF0ZWRIABI2Cgttb3ZlX3BsYXllZBgLIAEoCzIfLmRhbW9uZS52MS5HYW1lRXZlbnQuTW92ZVBsYXllZEgAEjgKDGRyYXdfb2ZmZXJlZBgMIAEoCzIgLmRhbW9uZS52MS5HYW1lRXZlbnQuRHJhd09mZmVyZWRIABI6Cg1kcmF3X2RlY2xpbmVkGA0gASgLMiEuZGFtb25lLnYxLkdhbWVFdmVudC5EcmF3RGVjbGluZWRIABI0CgpnYW1lX2VuZGVkGA4gASgLMh4uZGFtb25lLnYxLkdhbWVFdmVudC5HYW1lRW5kZWRIABoyCgtHYW1lQ3JlYXRlZBIjCgd2YXJpYW50GAEgASgLMhIuZGFtb25lLnYxLlZhcmlhbnQaKwoKTW92ZVBsYXllZBIdCgRtb3ZlGAEgASgLMg8uZGFtb25lLnYxLk1vdmUaLAoLRHJhd09mZmVyZWQSHQoEc2lkZRgBIAEoDjIPLmRhbW9uZS52MS5TaWRlGj4KDERyYXdEZWNsaW5lZBIdCgRzaWRlGAEgASgOMg8uZGFtb25lLnYxLlNpZGUSDwoHYnlfbW92ZRgCIAEoCBowCglHYW1lRW5kZWQSIwoHb3V0Y29tZRgBIAEoCzISLmRhbW9uZS52MS5PdXRjb21lQgcKBWV2ZW50KmAKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdHQU1FX1NUQVRVU19JTl9QUk9HUkVTUxABEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAIqTgoIR2FtZVZpZXcSGQoVR0FNRV9WSUVXX1VOU1BFQ0lGSUVEEAASEwoPR0FNRV9WSUVXX0JBU0lDEAESEgoOR0FNRV9WSUVXX0ZVTEwQAkI6WjhnaXRodWIuY29tL2RhbW9uZS1ydWxlcy9kYW1vbmUvZ2VuL2dvL2RhbW9uZS92MTtkYW1vbmV2MWIGcHJvdG8z", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game played through GameService: its settings, its move list and its
@@ -30,8 +30,9 @@ export const file_damone_v1_game: GenFile = /*@__PURE__*/
  * Resource name: `games/{game}`, where `{game}` is an ID the service assigns
  * (1 to 63 characters from `a-z`, `0-9` and `-`), e.g. `games/k3v9q2m7x1`.
  *
- * Every field is output only: in CreateGameRequest only `variant` is read,
- * and every other field is ignored.
+ * Every field is output only: in CreateGameRequest only `variant`,
+ * `engine_opponent` and `time_control` are read, and every other field is
+ * ignored.
  *
  * @generated from message damone.v1.Game
  */
@@ -149,6 +150,23 @@ export type Game = Message<"damone.v1.Game"> & {
    * @generated from field: damone.v1.EngineOpponent engine_opponent = 14;
    */
   engineOpponent?: EngineOpponent | undefined;
+
+  /**
+   * The game's time control, if it has one: set it in
+   * CreateGameRequest.game; it cannot change afterwards. Unset means no
+   * clock (a game without time limits).
+   *
+   * @generated from field: damone.v1.TimeControl time_control = 15;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * The clocks after the game's latest event; set if and only if
+   * `time_control` is.
+   *
+   * @generated from field: damone.v1.Clock clock = 16;
+   */
+  clock?: Clock | undefined;
 };
 
 /**
@@ -157,6 +175,105 @@ export type Game = Message<"damone.v1.Game"> & {
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
   messageDesc(file_damone_v1_game, 0);
+
+/**
+ * A time control (docs/api.md, Clocks). Either `initial` (with an optional
+ * `increment`: Fischer) or `per_move`; the server's settings bound each
+ * (`--max-clock-time`, `--min-clock-time`: INVALID_ARGUMENT naming the
+ * field beyond them).
+ *
+ * JSON example: `{"initial": "180s", "increment": "2s"}`.
+ *
+ * @generated from message damone.v1.TimeControl
+ */
+export type TimeControl = Message<"damone.v1.TimeControl"> & {
+  /**
+   * Each side's time for the whole game (Fischer), e.g. `"300s"`.
+   *
+   * @generated from field: google.protobuf.Duration initial = 1;
+   */
+  initial?: Duration | undefined;
+
+  /**
+   * Time added to a side's clock after each of its moves; 0 or more, only
+   * with `initial`.
+   *
+   * @generated from field: google.protobuf.Duration increment = 2;
+   */
+  increment?: Duration | undefined;
+
+  /**
+   * A fixed time for each move (e.g. `"86400s"` for a day a move), not
+   * carried over; only without `initial`.
+   *
+   * @generated from field: google.protobuf.Duration per_move = 3;
+   */
+  perMove?: Duration | undefined;
+};
+
+/**
+ * Describes the message damone.v1.TimeControl.
+ * Use `create(TimeControlSchema)` to create a new message.
+ */
+export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
+  messageDesc(file_damone_v1_game, 1);
+
+/**
+ * The clocks of a game with a time control, as the server keeps them: it
+ * alone measures time (docs/api.md, Clocks).
+ *
+ * @generated from message damone.v1.Clock
+ */
+export type Clock = Message<"damone.v1.Clock"> & {
+  /**
+   * Red's time left when the latest event happened (`event_time`, or the
+   * game's `update_time`): while Red's clock runs, Red has `red_remaining`
+   * less the time since then.
+   *
+   * @generated from field: google.protobuf.Duration red_remaining = 1;
+   */
+  redRemaining?: Duration | undefined;
+
+  /**
+   * Black's time left, in the same way.
+   *
+   * @generated from field: google.protobuf.Duration black_remaining = 2;
+   */
+  blackRemaining?: Duration | undefined;
+
+  /**
+   * The side whose clock is running, or SIDE_UNSPECIFIED (omitted in JSON)
+   * while none is: before that side's first move (see
+   * `first_move_deadline`) and once the game is over.
+   *
+   * @generated from field: damone.v1.Side running = 3;
+   */
+  running: Side;
+
+  /**
+   * When the running side's time runs out: the game ends then, a win for
+   * the other side by OUTCOME_REASON_TIMEOUT, unless that side has moved.
+   * Unset while no clock runs.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 4;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * While the side to move has not yet made its first move: when the game
+   * is aborted (OUTCOME_REASON_ABORTED) if that move has not come.
+   *
+   * @generated from field: google.protobuf.Timestamp first_move_deadline = 5;
+   */
+  firstMoveDeadline?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message damone.v1.Clock.
+ * Use `create(ClockSchema)` to create a new message.
+ */
+export const ClockSchema: GenMessage<Clock> = /*@__PURE__*/
+  messageDesc(file_damone_v1_game, 2);
 
 /**
  * The engine as a player of a game.
@@ -202,7 +319,7 @@ export type EngineOpponent = Message<"damone.v1.EngineOpponent"> & {
  * Use `create(EngineOpponentSchema)` to create a new message.
  */
 export const EngineOpponentSchema: GenMessage<EngineOpponent> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 1);
+  messageDesc(file_damone_v1_game, 3);
 
 /**
  * Something that happened in a game, as streamed by GameService.WatchGame.
@@ -256,6 +373,14 @@ export type GameEvent = Message<"damone.v1.GameEvent"> & {
    * @generated from field: damone.v1.Position position = 5;
    */
   position?: Position | undefined;
+
+  /**
+   * The clocks after the event, in a game with a time control (see
+   * Game.clock); their times are as of `event_time`.
+   *
+   * @generated from field: damone.v1.Clock clock = 6;
+   */
+  clock?: Clock | undefined;
 
   /**
    * What happened. Exactly one is set. Clients must ignore (and keep
@@ -312,7 +437,7 @@ export type GameEvent = Message<"damone.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2);
+  messageDesc(file_damone_v1_game, 4);
 
 /**
  * The game was created; always the event with sequence 1.
@@ -333,7 +458,7 @@ export type GameEvent_GameCreated = Message<"damone.v1.GameEvent.GameCreated"> &
  * Use `create(GameEvent_GameCreatedSchema)` to create a new message.
  */
 export const GameEvent_GameCreatedSchema: GenMessage<GameEvent_GameCreated> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2, 0);
+  messageDesc(file_damone_v1_game, 4, 0);
 
 /**
  * A move was played. If it ends the game, a `game_ended` event follows
@@ -355,7 +480,7 @@ export type GameEvent_MovePlayed = Message<"damone.v1.GameEvent.MovePlayed"> & {
  * Use `create(GameEvent_MovePlayedSchema)` to create a new message.
  */
 export const GameEvent_MovePlayedSchema: GenMessage<GameEvent_MovePlayed> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2, 1);
+  messageDesc(file_damone_v1_game, 4, 1);
 
 /**
  * A side offered a draw; it stays pending until it is answered, the side
@@ -377,7 +502,7 @@ export type GameEvent_DrawOffered = Message<"damone.v1.GameEvent.DrawOffered"> &
  * Use `create(GameEvent_DrawOfferedSchema)` to create a new message.
  */
 export const GameEvent_DrawOfferedSchema: GenMessage<GameEvent_DrawOffered> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2, 2);
+  messageDesc(file_damone_v1_game, 4, 2);
 
 /**
  * A pending draw offer was declined, either by an answer or by the side
@@ -410,7 +535,7 @@ export type GameEvent_DrawDeclined = Message<"damone.v1.GameEvent.DrawDeclined">
  * Use `create(GameEvent_DrawDeclinedSchema)` to create a new message.
  */
 export const GameEvent_DrawDeclinedSchema: GenMessage<GameEvent_DrawDeclined> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2, 3);
+  messageDesc(file_damone_v1_game, 4, 3);
 
 /**
  * The game ended. Always the last event of a game: WatchGame streams end
@@ -432,7 +557,7 @@ export type GameEvent_GameEnded = Message<"damone.v1.GameEvent.GameEnded"> & {
  * Use `create(GameEvent_GameEndedSchema)` to create a new message.
  */
 export const GameEvent_GameEndedSchema: GenMessage<GameEvent_GameEnded> = /*@__PURE__*/
-  messageDesc(file_damone_v1_game, 2, 4);
+  messageDesc(file_damone_v1_game, 4, 4);
 
 /**
  * Whether a game is still being played.
