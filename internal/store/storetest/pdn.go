@@ -36,7 +36,8 @@ func (s *recordingStore) Create(ctx context.Context, g *games.Game, events []gam
 // the variant its tags give: the variant, the moves and the outcome must
 // be the stored game's. An outcome the rules decide must come out of the
 // replay at the last ply; one recorded outside them (resignation, agreed
-// draw) leaves the replay going on, and only the result token keeps it.
+// draw, timeout, abort) leaves the replay going on, and only the result
+// token keeps it ("*" for an aborted game, which has no result).
 func checkPDNRoundTrips(t *testing.T, s *recordingStore) {
 	t.Helper()
 	for _, id := range s.ids {
@@ -85,12 +86,12 @@ func checkPDNRoundTrips(t *testing.T, s *recordingStore) {
 		if err != nil || !verdict.Valid() || len(verdict.Moves) != g.Ply() {
 			t.Fatalf("game %s: the replay refuses the record: %v %+v", id, err, verdict)
 		}
-		want := map[engine.Result]string{engine.Ongoing: "*", engine.RedWins: "1-0", engine.BlackWins: "0-1", engine.Draw: "1/2-1/2"}[g.Outcome.Result]
+		want := map[engine.Result]string{engine.Ongoing: "*", engine.RedWins: "1-0", engine.BlackWins: "0-1", engine.Draw: "1/2-1/2", engine.NoResult: "*"}[g.Outcome.Result]
 		if rec.Result != want {
 			t.Errorf("game %s: outcome %v exported as result %q, want %q", id, g.Outcome, rec.Result, want)
 		}
 		switch g.Outcome.Reason {
-		case engine.Resignation, engine.AgreedDraw:
+		case engine.Resignation, engine.AgreedDraw, engine.Timeout, engine.Aborted:
 			if verdict.Outcome.Over() {
 				t.Errorf("game %s: ended by %v, but the replay ends it %v", id, g.Outcome.Reason, verdict.Outcome)
 			}

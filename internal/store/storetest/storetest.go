@@ -28,6 +28,8 @@ func Run(t *testing.T, newStore func(t *testing.T) games.Store) {
 		{"EventsInOrder", testEvents},
 		{"ListPagesAndFilters", testList},
 		{"ConcurrentUpdatesOneWins", testConcurrent},
+		{"ClockRoundTrip", testClockRoundTrip},
+		{"DueByDeadline", testDue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,10 +87,14 @@ func sameGame(t *testing.T, got, want *games.Game) {
 	}
 }
 
-// normal drops what a store may legitimately change: the time zone.
+// normal drops what a store may legitimately change: the time zone and
+// the monotonic clock reading.
 func normal(g *games.Game) *games.Game {
 	c := g.Clone()
 	c.CreateTime, c.UpdateTime = c.CreateTime.UTC(), c.UpdateTime.UTC()
+	if c.Clock != nil {
+		c.Clock.Since, c.Clock.Deadline = c.Clock.Since.UTC(), c.Clock.Deadline.UTC()
+	}
 	if len(c.Recent) == 0 {
 		c.Recent = nil
 	}
