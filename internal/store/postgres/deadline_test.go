@@ -417,3 +417,117 @@ func TestReplicasEndEachDueGameOnce(t *testing.T) {
 		}
 	}
 }
+
+// flagCounter counts the games a service ended by their clocks.
+type flagCounter struct {
+	mu      sync.Mutex
+	reasons map[string]int
+}
+
+func (*flagCounter) MovePlayed()               {}
+func (*flagCounter) MoveRejected(string)       {}
+func (*flagCounter) WatchersChanged(int)       {}
+func (*flagCounter) MoveChecked(time.Duration) {}
+func (f *flagCounter) GameFlagged(reason string, _ time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reasons[reason]++
+}
+
+// Two services on two stores on one database, both running their clocks
+// on the same (injected) time: every game past its deadline ends once,
+// by whichever replica gets there first, with one ended event dated at
+// its deadline.
+func TestReplicaServicesEndEachGameOnce(t *testing.T) {
+	dsn := freshDSN(t)
+	var mu sync.Mutex
+	now := t0
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	set := func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
+	var counters [2]*flagCounter
+	var svcs [2]*games.Service
+	for r := range svcs {
+		counters[r] = &flagCounter{reasons: map[string]int{}}
+		svcs[r] = games.NewService(open(t, dsn), games.DefaultLimits, games.WithClock(clock), games.WithObserver(counters[r]))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tc := games.TimeControl{Initial: 5 * time.Minute, Increment: 2 * time.Second}
+	// Ten games nobody moves in: each is aborted a minute (the default
+	// first-move time) after its creation at t0.
+	var idle []string
+	for range 10 {
+		g, _, err := svcs[0].CreateTimed(ctx, engine.DefaultVariant(), tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, g.ID)
+	}
+	// One game where both sides move (t0+1s, t0+2s): then red's clock
+	// runs, 5m + 2s from t0+2s, so red's flag falls at t0+5m4s.
+	g, tok, err := svcs[1].CreateTimed(ctx, engine.DefaultVariant(), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range []struct{ tok, move string }{{tok.Red, "e2-d3"}, {tok.Black, "b5-c4"}} {
+		set(t0.Add(time.Duration(i+1) * time.Second))
+		if _, err := svcs[i].MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: m.tok, Move: m.move}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(t0.Add(10 * time.Minute))
+	for _, s := range svcs {
+		go s.Run(ctx)
+	}
+	want := map[string]struct {
+		at      time.Time
+		outcome engine.Outcome
+	}{g.ID: {t0.Add(5*time.Minute + 4*time.Second), engine.Outcome{Result: engine.BlackWins, Reason: engine.Timeout}}}
+	for _, id := range idle {
+		want[id] = struct {
+			at      time.Time
+			outcome engine.Outcome
+		}{t0.Add(time.Minute), engine.Outcome{Result: engine.NoResult, Reason: engine.Aborted}}
+	}
+	store := open(t, dsn)
+	for id, w := range want {
+		var evs []games.Event
+		for wait := time.Now().Add(20 * time.Second); ; {
+			if evs, err = store.Events(ctx, id, 0, 100); err != nil {
+				t.Fatal(err)
+			}
+			if evs[len(evs)-1].Kind == games.EventEnded || time.Now().After(wait) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		var ends []games.Event
+		for _, e := range evs {
+			if e.Kind == games.EventEnded {
+				ends = append(ends, e)
+			}
+		}
+		if len(ends) != 1 || ends[0].Outcome != w.outcome || !ends[0].Time.Equal(w.at) {
+			t.Errorf("game %s: ended events %+v; want one, %v at t0+%v", id, ends, w.outcome, w.at.Sub(t0))
+		}
+	}
+	// Both replicas keep polling; give them a few more rounds to end
+	// anything twice, then count who ended what.
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	total := map[string]int{}
+	for r, c := range counters {
+		c.mu.Lock()
+		t.Logf("replica %d ended %v", r, c.reasons)
+		for k, v := range c.reasons {
+			total[k] += v
+		}
+		c.mu.Unlock()
+	}
+	if total["timeout"] != 1 || total["aborted"] != 10 || len(total) != 2 {
+		t.Errorf("games ended by the replicas together: %v; want timeout 1, aborted 10", total)
+	}
+	if ids, err := store.Due(context.Background(), t0.Add(10*time.Minute), 100); err != nil || len(ids) != 0 {
+		t.Errorf("Due after the games ended = %q, %v; want none", ids, err)
+	}
+}
