@@ -30,7 +30,8 @@ const (
 // `{"game": {"variant": {"setup": "SETUP_NO_DAMONE"}}}`.
 type CreateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The game to create. Only `game.variant` is read (every other field is
+	// The game to create. Only `game.variant`, `game.engine_opponent` and
+	// `game.time_control` are read (every other field is
 	// output only and ignored); unset means the standard game with every
 	// default.
 	Game          *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`

@@ -29,7 +29,8 @@ export const file_damone_v1_game_service: GenFile = /*@__PURE__*/
  */
 export type CreateGameRequest = Message<"damone.v1.CreateGameRequest"> & {
   /**
-   * The game to create. Only `game.variant` is read (every other field is
+   * The game to create. Only `game.variant`, `game.engine_opponent` and
+   * `game.time_control` are read (every other field is
    * output only and ignored); unset means the standard game with every
    * default.
    *
