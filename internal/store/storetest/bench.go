@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
@@ -130,4 +132,49 @@ func BenchConcurrentMoves(b *testing.B, store games.Store, concurrent int) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "moves/s")
+}
+
+// BenchDue measures Due on a store of 10,000 games going on with a clock,
+// 10 of them due: the call every replica makes about every 100 ms
+// (games.Service's clock loop), so it must cost what the games due cost,
+// not what the store holds. prepare is as for BenchMakeMove.
+func BenchDue(b *testing.B, store games.Store, prepare func(fast bool)) {
+	const held, dueN = 10_000, 10
+	ctx := context.Background()
+	v := engine.DefaultVariant()
+	start, err := v.InitialPosition()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prepare(true)
+	// Game i's deadline is i seconds after epoch: games 0 to 9 are due at
+	// epoch+9s; created in a shuffled order, so no store gets them in
+	// deadline order for free.
+	var want []string
+	for n := range held {
+		i := (n * 7919) % held // 7919 is prime, so n -> i is a permutation
+		id := fmt.Sprintf("due-%05d", i)
+		if i < dueN {
+			want = append(want, id)
+		}
+		c := &games.Clock{Remaining: [2]time.Duration{5 * time.Minute, 5 * time.Minute}, Since: epoch, Deadline: epoch.Add(time.Duration(i) * time.Second)}
+		g := &games.Game{ID: id, Variant: v, Initial: start, Position: start, Version: 1, LastEvent: 1,
+			CreateTime: epoch, UpdateTime: epoch, TimeControl: control, Clock: c}
+		g.TokenHash[0][0], g.TokenHash[1][0] = 1, 2
+		ev := games.Event{GameID: id, Sequence: 1, Time: epoch, Kind: games.EventCreated, Position: start, Variant: g.Variant, Clock: c}
+		if err := store.Create(ctx, g, []games.Event{ev}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	prepare(false)
+	slices.Sort(want) // ids in deadline order
+	until := epoch.Add((dueN - 1) * time.Second)
+	if got, err := store.Due(ctx, until, 100); err != nil || !slices.Equal(got, want) {
+		b.Fatalf("Due = %q, %v; want %q", got, err, want)
+	}
+	for b.Loop() {
+		if got, err := store.Due(ctx, until, 100); err != nil || len(got) != dueN {
+			b.Fatalf("Due = %d ids, %v; want %d", len(got), err, dueN)
+		}
+	}
 }
