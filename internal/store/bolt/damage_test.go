@@ -13,6 +13,7 @@ package bolt
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -27,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
@@ -79,9 +81,29 @@ func TestDamagedCopiesRefusedOrIntact(t *testing.T) {
 		}
 		gold = append(gold, encodeGolden(t, g, evs))
 	}
+	// The games due by the far future: those going on with a clock, in
+	// the order of the deadlines the service acknowledged (then ids).
+	timed := slices.DeleteFunc(slices.Clone(acked), func(a ackedGame) bool { return a.deadline.IsZero() })
+	slices.SortFunc(timed, func(a, b ackedGame) int {
+		return cmp.Or(a.deadline.Compare(b.deadline), strings.Compare(a.id, b.id))
+	})
+	due := []string{}
+	for _, a := range timed {
+		due = append(due, a.id)
+	}
+	if len(due) == 0 {
+		t.Fatal("no game with a deadline: the deadline index is not put to the test")
+	}
+	if got, err := s.Due(context.Background(), farFuture, len(acked)+1); err != nil || !slices.Equal(got, due) {
+		t.Fatalf("Due = %q, %v; want %q", got, err, due)
+	}
 	s.Close()
 	b, _ := json.Marshal(gold)
 	if err := os.WriteFile(filepath.Join(dir, "golden.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(due)
+	if err := os.WriteFile(filepath.Join(dir, "due.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(pristine, filepath.Join(dir, "pristine.db")); err != nil {
@@ -183,18 +205,26 @@ func TestDamagedCopiesChild(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "golden.json")); err != nil || json.Unmarshal(b, &gold) != nil {
 		t.Fatalf("golden records: %v", err)
 	}
+	var due []string
+	if b, err := os.ReadFile(filepath.Join(dir, "due.json")); err != nil || json.Unmarshal(b, &due) != nil {
+		t.Fatalf("games due: %v", err)
+	}
 	for i := from; i < 4+damageRandom; i++ {
 		content, what := damage(pristine, i)
 		fmt.Printf("case %d begin %s\n", i, what)
-		if msg := openDamaged(dir, i, content, gold); msg != "" {
+		if msg := openDamaged(dir, i, content, gold, due); msg != "" {
 			fmt.Printf("case %d FAIL %s: %s\n", i, what, msg)
 		}
 	}
 }
 
-// openDamaged opens one damaged copy and checks the outcome; it prints
-// the case's result, or returns what went wrong.
-func openDamaged(dir string, i int, content []byte, gold []golden) string {
+// farFuture is an instant after every deadline of the damage test's games.
+var farFuture = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// openDamaged opens one damaged copy and checks the outcome: refused, or
+// every game as in gold and the games due by farFuture those of due, in
+// order. It prints the case's result, or returns what went wrong.
+func openDamaged(dir string, i int, content []byte, gold []golden, due []string) string {
 	cdir := filepath.Join(dir, fmt.Sprintf("case%d", i))
 	path := filepath.Join(cdir, FileName)
 	if err := os.MkdirAll(cdir, 0o700); err != nil {
@@ -252,6 +282,10 @@ func openDamaged(dir string, i int, content []byte, gold []golden) string {
 	if n, err := s.Count(ctx); err != nil || n != len(gold) {
 		s.Close()
 		return fmt.Sprintf("opened, but counts %d games (%v), want %d", n, err, len(gold))
+	}
+	if got, err := s.Due(ctx, farFuture, len(gold)+1); err != nil || !slices.Equal(got, due) {
+		s.Close()
+		return fmt.Sprintf("opened, but the games due are %q (%v), want %q", got, err, due)
 	}
 	if err := s.Close(); err != nil {
 		return err.Error()
@@ -348,11 +382,13 @@ type ackedGame struct {
 	id        string
 	moves     []string
 	lastEvent int64
+	deadline  time.Time // of its clock, as acknowledged last; zero: none
 }
 
 // buildDamageStore plays games into a new store in dir through the games
 // service and returns what was acknowledged: 40 games of 0 to 50 random
-// legal moves, some with request ids, draw offers declined, a resignation.
+// legal moves, some with request ids, draw offers declined, a resignation,
+// one in three with a clock (a day a move: none runs out meanwhile).
 func buildDamageStore(t *testing.T, dir string) []ackedGame {
 	t.Helper()
 	s, err := Open(dir)
@@ -366,7 +402,11 @@ func buildDamageStore(t *testing.T, dir string) []ackedGame {
 	rng := rand.New(rand.NewPCG(14, 0))
 	var acked []ackedGame
 	for n := range 40 {
-		g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+		var tc games.TimeControl
+		if n%3 == 0 {
+			tc.PerMove = 24 * time.Hour
+		}
+		g, tok, err := svc.CreateTimed(ctx, engine.DefaultVariant(), tc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,6 +451,9 @@ func buildDamageStore(t *testing.T, dir string) []ackedGame {
 				t.Fatal(err)
 			}
 			a.lastEvent = g.LastEvent
+		}
+		if g.Clock != nil && !g.Over() {
+			a.deadline = g.Clock.Deadline
 		}
 		acked = append(acked, a)
 	}
