@@ -73,12 +73,14 @@ const lockWait = time.Second
 // Verify checks the store file at path without writing to it, and never
 // crashes on any content: on-disk format first, with plain reads (no
 // memory map), then bbolt's own consistency check, then every record
-// decoded with the games codec and checked against its key and its game.
+// decoded with the games codec and checked against its key and its game,
+// and the deadline index (deadlines.go) against the games' records.
 //
 // Errors: a *DamageError naming the file and the damage (an empty file,
 // a truncated file, a bad meta page, a page that is not where it should
 // be or not consistent, an unknown schema, a record that does not decode
-// or does not match); ErrInUse (wrapped) when a running server holds the
+// or does not match, a deadline index that is not exactly the keys of
+// the games' deadlines); ErrInUse (wrapped) when a running server holds the
 // file; fs.ErrNotExist (wrapped) when there is no file; any other I/O
 // error as it is.
 func Verify(path string) (Summary, error) {
