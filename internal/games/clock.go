@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -189,16 +190,25 @@ func (s *Service) expireDue(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// One game that cannot be ended (a record that no longer reads)
+		// must not hold up the others: its error is reported, and the
+		// rest go on.
+		var first error
 		for _, id := range ids {
-			if err := s.expire(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
-				return err
+			if err := s.expire(ctx, id); err != nil && !errors.Is(err, ErrNotFound) && first == nil {
+				first = fmt.Errorf("game %s: %w", id, err)
 			}
 		}
-		if len(ids) < dueBatch {
-			return nil
+		if first != nil || len(ids) < dueBatch {
+			return first
 		}
 	}
 }
+
+// errClockDue is play's answer when the game's deadline has passed at the
+// move's commit time: the caller ends the game by its clock (expire)
+// instead of playing.
+var errClockDue = errors.New("the game's deadline has passed")
 
 const dueBatch = 100
 

@@ -24,6 +24,14 @@ import (
 // did not change: both versions are read.
 const RecordVersion = 2
 
+// ClockRecordVersion is written into the game record of a game with a
+// time control instead: a binary from before clocks refuses such a
+// record (an unknown version) rather than read it without its clock and
+// write it back so, which in a rolling upgrade would leave the game's
+// deadline to expire forever. Events keep RecordVersion: their clock is
+// a copy for watchers.
+const ClockRecordVersion = 3
+
 type variantRecord struct {
 	Setup           string `json:"setup"`
 	Start           string `json:"start,omitempty"`
@@ -127,7 +135,7 @@ type eventRecord struct {
 func EncodeGame(g *Game) ([]byte, error) {
 	b := make([]byte, 0, 640+len(g.Recent)*80)
 	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, RecordVersion, 10)
+	b = strconv.AppendInt(b, int64(gameRecordVersion(g)), 10)
 	b = appendField(b, "id", g.ID)
 	v := encodeVariant(&g.Variant)
 	b = append(b, `,"variant":{"setup":`...)
@@ -229,6 +237,14 @@ func EncodeGame(g *Game) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// gameRecordVersion is the version g's record is written in.
+func gameRecordVersion(g *Game) int {
+	if g.TimeControl.On() {
+		return ClockRecordVersion
+	}
+	return RecordVersion
 }
 
 // appendClock appends c as json.Marshal writes its clockRecord, Since
@@ -336,8 +352,11 @@ func DecodeGame(b []byte) (*Game, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("game record: %w", err)
 	}
-	if r.V != 1 && r.V != RecordVersion {
+	if r.V != 1 && r.V != RecordVersion && r.V != ClockRecordVersion {
 		return nil, fmt.Errorf("game record %s: unknown record version %d", r.ID, r.V)
+	}
+	if (r.V == ClockRecordVersion) != (r.TimeControl != nil) {
+		return nil, fmt.Errorf("game record %s: version %d with time control %v", r.ID, r.V, r.TimeControl != nil)
 	}
 	g := &Game{ID: r.ID, Version: r.Version, LastEvent: r.LastEvent, CreateTime: r.CreateTime, UpdateTime: r.UpdateTime,
 		Outcome: engine.Outcome{Result: engine.Result(r.Outcome.Result), Reason: engine.Reason(r.Outcome.Reason)}}

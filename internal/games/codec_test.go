@@ -3,6 +3,7 @@ package games
 import (
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestRequestRecordRoundTrip(t *testing.T) {
 // reflectEncodeGame is EncodeGame as json.Marshal of the record writes it.
 func reflectEncodeGame(g *Game) ([]byte, error) {
 	r := gameRecord{
-		V: RecordVersion, ID: g.ID, Variant: encodeVariant(&g.Variant),
+		V: map[bool]int{false: 2, true: 3}[g.TimeControl.On()], ID: g.ID, Variant: encodeVariant(&g.Variant),
 		Initial: g.Initial.String(), Position: g.Position.String(), Plies: g.Plies,
 		Outcome: outcomeRecord{uint8(g.Outcome.Result), uint8(g.Outcome.Reason)},
 		Version: g.Version, LastEvent: g.LastEvent, CreateTime: g.CreateTime, UpdateTime: g.UpdateTime,
@@ -132,6 +133,28 @@ func TestEncodeGameIsJSON(t *testing.T) {
 				!back.Clock.Deadline.Equal(g.Clock.Deadline) || back.Clock.Running != g.Clock.Running)) {
 			t.Errorf("%s: time control %+v clock %+v back as %+v %+v", name, g.TimeControl, g.Clock, back.TimeControl, back.Clock)
 		}
+	}
+}
+
+// TestClockRecordVersion: a timed game's record is version 3, which a
+// binary from before clocks refuses; a record whose version and time
+// control disagree is damaged.
+func TestClockRecordVersion(t *testing.T) {
+	v := engine.DefaultVariant()
+	start, _ := v.InitialPosition()
+	g := &Game{ID: "g", Variant: v, Initial: start, Position: start, Version: 1, LastEvent: 1,
+		TimeControl: TimeControl{Initial: time.Minute, FirstMove: time.Minute}, Clock: &Clock{Remaining: [2]time.Duration{time.Minute, time.Minute}}}
+	b, err := EncodeGame(g)
+	if err != nil || !strings.HasPrefix(string(b), `{"v":3,`) {
+		t.Fatalf("%s, %v; want version 3", b, err)
+	}
+	if _, err := DecodeGame([]byte(strings.Replace(string(b), `{"v":3,`, `{"v":2,`, 1))); err == nil {
+		t.Error("a version 2 record with a time control decoded")
+	}
+	g.TimeControl, g.Clock = TimeControl{}, nil
+	b, _ = EncodeGame(g)
+	if _, err := DecodeGame([]byte(strings.Replace(string(b), `{"v":2,`, `{"v":3,`, 1))); err == nil {
+		t.Error("a version 3 record without a time control decoded")
 	}
 }
 

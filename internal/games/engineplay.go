@@ -310,6 +310,9 @@ func (s *Service) engineMove(id string, ply int) error {
 			return s.expire(ctx, id) // thought too long: never, by clockBudget, unless it waited long for a slot
 		}
 		_, events, err := s.play(g, g.Engine.Side, m.String())
+		if errors.Is(err, errClockDue) {
+			return s.expire(ctx, id)
+		}
 		if err != nil {
 			return fmt.Errorf("the engine's move %s: %w", m.String(), err)
 		}

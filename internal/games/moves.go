@@ -112,6 +112,12 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			return nil, err
 		}
 		res, events, err := s.play(g, side, r.Move)
+		if errors.Is(err, errClockDue) { // the deadline passed while checking it
+			if err := s.expire(ctx, g.ID); err != nil {
+				return nil, storeError(err)
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -290,9 +296,15 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		}
 		return nil, nil, err
 	}
+	// The move's time: its clock is judged, and it is stamped, at one
+	// instant.
+	now := s.now()
+	if _, due := clockOutcome(g, now); due {
+		return nil, nil, errClockDue
+	}
 	g.Version++
-	g.UpdateTime = s.now()
-	advanceClock(g, g.UpdateTime)
+	g.UpdateTime = now
+	advanceClock(g, now)
 	var events []Event
 	if g.HasOffer && g.DrawOffer != side {
 		// Playing on declines the opponent's offer just before the move,
