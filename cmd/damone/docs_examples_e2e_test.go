@@ -87,7 +87,7 @@ var docFiles = []string{"README.md", "docs/api.md", "docs/notation.md"}
 // volatileKeys are the JSON fields whose values differ from run to run.
 var volatileKeys = map[string]bool{
 	"name": true, "game": true, "red_token": true, "black_token": true, "etag": true,
-	"create_time": true, "update_time": true, "event_time": true,
+	"create_time": true, "update_time": true, "event_time": true, "deadline": true, "first_move_deadline": true,
 	"nodes_per_second": true, "elapsed": true,
 }
 

@@ -146,7 +146,9 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},
 		{*maxEngineQueue >= 0 && *maxEngineQueue <= 100000, "max-engine-queue", *maxEngineQueue, "0..100000"},
 		{*minClock > 0, "min-clock-time", *minClock, "above 0"},
-		{*maxClock >= *minClock, "max-clock-time", *maxClock, "at least --min-clock-time"},
+		// Deadlines must stay within what every store can keep (the
+		// embedded store's nanosecond keys end in 2262).
+		{*maxClock >= *minClock && *maxClock <= 87600*time.Hour, "max-clock-time", *maxClock, "at least --min-clock-time and at most 87600h"},
 		{*firstMove > 0, "first-move-time", *firstMove, "above 0"},
 	}
 	for _, c := range checks {

@@ -82,9 +82,10 @@ func advanceClock(g *Game, now time.Time) {
 		stm := g.Position.SideToMove()
 		c.Remaining[stm] = max(0, c.Remaining[stm]-now.Sub(c.Since))
 	}
-	if now.After(c.Since) {
-		c.Since = now
-	}
+	// Since is the event's time even if the server's clock stepped back
+	// (nothing is charged then), so an event's clock reads the same live
+	// and stored.
+	c.Since = now
 }
 
 // clockMoved records a move of side, committed at now, on g's clocks:
@@ -154,15 +155,21 @@ func flagEvents(g *Game, o engine.Outcome) []Event {
 // in time). Several replicas may try at once: the store's version check
 // lets one win, and the others find the game over.
 func (s *Service) expire(ctx context.Context, id string) error {
+	_, err := s.expired(ctx, id)
+	return err
+}
+
+// expired is expire, reporting whether this call ended the game.
+func (s *Service) expired(ctx context.Context, id string) (bool, error) {
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		g, err := s.store.Get(ctx, id)
 		if err != nil {
-			return err
+			return false, err
 		}
 		now := s.now()
 		o, due := clockOutcome(g, now)
 		if !due {
-			return nil
+			return false, nil
 		}
 		deadline := g.Clock.Deadline
 		events := flagEvents(g, o)
@@ -173,14 +180,14 @@ func (s *Service) expire(ctx context.Context, id string) error {
 		case err == nil:
 			s.hub.publish(g.ID, events)
 			s.observer.GameFlagged(o.Reason.String(), now.Sub(deadline))
-			return nil
+			return true, nil
 		case errors.Is(err, ErrConflict):
 			continue
 		default:
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // expireDue ends every game whose deadline is at or before now.
@@ -194,12 +201,20 @@ func (s *Service) expireDue(ctx context.Context) error {
 		// must not hold up the others: its error is reported, and the
 		// rest go on.
 		var first error
+		ended := 0
 		for _, id := range ids {
-			if err := s.expire(ctx, id); err != nil && !errors.Is(err, ErrNotFound) && first == nil {
+			ok, err := s.expired(ctx, id)
+			if ok {
+				ended++
+			}
+			if err != nil && !errors.Is(err, ErrNotFound) && first == nil {
 				first = fmt.Errorf("game %s: %w", id, err)
 			}
 		}
-		if first != nil || len(ids) < dueBatch {
+		// A full batch asks for the next, unless it ended nothing: then the
+		// same games would come back (another replica is ending them, or
+		// they cannot be), and the next round tries again.
+		if first != nil || len(ids) < dueBatch || ended == 0 {
 			return first
 		}
 	}

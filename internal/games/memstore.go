@@ -136,13 +136,21 @@ func (s *MemoryStore) Due(_ context.Context, until time.Time, limit int) ([]stri
 		id string
 		at time.Time
 	}
+	if limit <= 0 {
+		return nil, nil
+	}
 	var all []due
 	for id, mg := range s.games {
-		if c := mg.game.Clock; c != nil && !c.Deadline.IsZero() && !c.Deadline.After(until) {
+		if c := mg.game.Clock; c != nil && !mg.game.Over() && !c.Deadline.IsZero() && !c.Deadline.After(until) {
 			all = append(all, due{id, c.Deadline})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].at.Equal(all[j].at) {
+			return all[i].at.Before(all[j].at)
+		}
+		return all[i].id < all[j].id
+	})
 	ids := make([]string, 0, min(limit, len(all)))
 	for _, d := range all[:min(limit, len(all))] {
 		ids = append(ids, d.id)

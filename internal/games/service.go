@@ -114,9 +114,12 @@ func NewService(store Store, limits Limits, opts ...Option) *Service {
 	return s
 }
 
-// Run feeds the watchers of this process with the events other processes
-// commit to a shared store (a Notifier), until ctx ends. Without such a
-// store it returns at once.
+// Run does the service's background work until ctx ends: it ends games
+// by their clocks (clock.go), restarts engine moves lost in a restart,
+// and, on a store shared with other processes (a Notifier), feeds this
+// process's watchers with the events the others commit. Without such a
+// store it returns at once, leaving the clocks and the engine's sweep
+// running.
 func (s *Service) Run(ctx context.Context) {
 	go s.runClocks(ctx, clockPoll, func(err error) { s.log.Warn("ending games by their clocks", "err", err) })
 	if s.engine != nil {

@@ -562,9 +562,14 @@ export const GameService: GenService<{
   /**
    * Creates a game with the given rule settings and returns it, with the
    * secret token of each side. The tokens are returned only here, once:
-   * the service cannot show them again.
+   * the service cannot show them again. A game with a `time_control` has
+   * clocks the server keeps (docs/api.md, Clocks): a side that runs out of
+   * time loses (OUTCOME_REASON_TIMEOUT) and a first move that never comes
+   * aborts the game (OUTCOME_REASON_ABORTED), with or without a client.
    *
-   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant;
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for an invalid variant,
+   * engine opponent or time control (the field violation names the field,
+   * e.g. `game.time_control.initial` out of the server's bounds);
    * RESOURCE_EXHAUSTED (LIMIT_EXCEEDED) with `limit` = `engine_queue` for a
    * game against the engine that moves first while as many engine moves
    * wait as the server allows, then with `limit` = `games` when the
