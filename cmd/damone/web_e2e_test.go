@@ -342,6 +342,30 @@ func TestWebBoard(t *testing.T) {
 	short.click("f3")
 	short.waitMoves("d1xf3xd5xf7")
 
+	// A game with a clock (2 s + 0, both first moves played over REST):
+	// Red's clock ticks down on the page, then the server ends the game on
+	// time, and the page says so.
+	code, body = svHTTP(t, "POST", s2.url("/v1/games"), "", map[string]any{"time_control": map[string]any{"initial": "2s"}})
+	var timed struct {
+		Game       struct{ Name string }
+		RedToken   string `json:"red_token"`
+		BlackToken string `json:"black_token"`
+	}
+	if json.Unmarshal(body, &timed); code != 200 {
+		t.Fatalf("creating a timed game: %d %s", code, body)
+	}
+	clockTab := webTab{t, newTab(t, browser), "clock"}
+	clockTab.do(chromedp.Navigate(origin + "/" + timed.Game.Name))
+	clockTab.waitJS(`document.getElementById("clock-red").textContent.startsWith("Red 0:02.0 (first move within")`, "Red's clock and its first-move time")
+	for _, mv := range []struct{ tok, move string }{{timed.RedToken, "e2-d3"}, {timed.BlackToken, "c6-d5"}} {
+		if code, body := svHTTP(t, "POST", s2.url("/v1/"+timed.Game.Name+":move"), mv.tok, map[string]any{"move": mv.move}); code != 200 {
+			t.Fatalf("%s: %d %s", mv.move, code, body)
+		}
+	}
+	clockTab.waitJS(`document.getElementById("clock-red").dataset.running === "true" && document.getElementById("clock-red").textContent < "Red 0:02.0"`, "Red's clock ticking")
+	screenshot(t, clockTab.ctx, "07-clock-running")
+	clockTab.waitJS(`document.getElementById("status").textContent === "Game over: Black wins by timeout." && document.getElementById("clock-red").textContent === "Red 0:00.0"`, "the flag fall")
+
 	// Accessibility: axe-core's WCAG 2 A/AA rules on both pages, and the
 	// contrast of the rank marks on their discs.
 	t.Logf("axe-core: home page %d rules passed, game page %d", checkAccessibility(t, home.ctx), checkAccessibility(t, watch.ctx))
@@ -349,7 +373,7 @@ func TestWebBoard(t *testing.T) {
 
 	// Nothing outside the page's origin, no page error, and the tokens in
 	// no URL the browser requested nor in the server's logs.
-	for _, tab := range []webTab{home, missing, red, black, watch, eng, short} {
+	for _, tab := range []webTab{home, missing, red, black, watch, eng, short, clockTab} {
 		assertSameOrigin(t, tab.ctx, origin)
 		if errs := pageErrorsBut(tab.ctx); len(errs) > 0 {
 			t.Errorf("%s tab: page errors:\n  %s", tab.name, strings.Join(errs, "\n  "))

@@ -16,11 +16,14 @@ const REASONS = {
   OUTCOME_REASON_NO_PROGRESS: "no progress",
   OUTCOME_REASON_RESIGNATION: "resignation",
   OUTCOME_REASON_AGREED_DRAW: "agreed draw",
+  OUTCOME_REASON_TIMEOUT: "timeout",
+  OUTCOME_REASON_ABORTED: "abort (a first move never came in time)",
 };
 const RESULTS = {
   OUTCOME_RESULT_RED_WINS: "Red wins",
   OUTCOME_RESULT_BLACK_WINS: "Black wins",
   OUTCOME_RESULT_DRAW: "Draw",
+  OUTCOME_RESULT_NO_RESULT: "No result",
 };
 const other = (side) => (side === "SIDE_RED" ? "SIDE_BLACK" : "SIDE_RED");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -57,6 +60,11 @@ function home() {
     const start = $("start-position").value.trim();
     if (start) game.variant = { start_position: { text: start } };
     const vsEngine = document.querySelector("input[name=opponent]:checked").value === "engine";
+    const clock = $("time-control").value;
+    if (clock) {
+      const [kind, a, b] = clock.split(":");
+      game.time_control = kind === "per_move" ? { per_move: a } : { initial: a, increment: b };
+    }
     if (vsEngine) {
       const [kind, value] = $("engine-strength").value.split(":");
       game.engine_opponent = { side: $("engine-side").value, [kind]: kind === "depth" ? Number(value) : value };
@@ -208,6 +216,7 @@ class GamePage {
     g.position = ev.position;
     g.ply = ev.ply || 0;
     g.last_event_sequence = ev.sequence;
+    if (ev.clock) g.clock = ev.clock;
     if (ev.move_played) {
       const m = ev.move_played.move;
       this.moves.push(m);
@@ -263,6 +272,7 @@ class GamePage {
     }
     $("status").textContent = status;
     $("captured").textContent = capturedText(this.moves);
+    this.renderClocks();
 
     const playing = this.side && g.status !== "GAME_STATUS_FINISHED";
     $("actions").hidden = !playing;
@@ -275,6 +285,33 @@ class GamePage {
       `the engine plays ${SIDE_NAME[engine.side]} (${engine.move_time ? engine.move_time + " a move" : "depth " + engine.depth}).`;
     if (this.myTurn()) this.loadLegal();
     if (this.analysis && this.analysis.text !== pos.text) this.analyse();
+  }
+
+  // renderClocks shows each side's time: the running side's as its
+  // deadline less now (docs/api.md, Clocks), ticking; the server alone
+  // decides when time is up.
+  renderClocks() {
+    const c = this.game.clock;
+    $("clocks").hidden = !c;
+    if (!c) return;
+    const now = Date.now();
+    for (const [side, id, key] of [["SIDE_RED", "clock-red", "red_remaining"], ["SIDE_BLACK", "clock-black", "black_remaining"]]) {
+      const running = c.running === side && c.deadline;
+      let ms = seconds(c[key]) * 1000;
+      if (running) ms = Math.max(0, Date.parse(c.deadline) - now);
+      const el = $(id);
+      el.dataset.running = String(!!running);
+      el.dataset.low = String(ms < 10000);
+      el.textContent = `${SIDE_NAME[side]} ${clockText(ms)}`;
+      el.setAttribute("aria-label", `${SIDE_NAME[side]}'s clock: ${clockText(ms)}${running ? ", running" : ""}`);
+    }
+    if (c.first_move_deadline && this.game.status !== "GAME_STATUS_FINISHED") {
+      const left = Math.max(0, Date.parse(c.first_move_deadline) - now);
+      $("clock-" + (this.game.position.side_to_move === "SIDE_RED" ? "red" : "black")).textContent +=
+        ` (first move within ${Math.ceil(left / 1000)} s)`;
+    }
+    clearTimeout(this.clockTimer);
+    if ((c.running && c.deadline) || c.first_move_deadline) this.clockTimer = setTimeout(() => this.renderClocks(), 200);
   }
 
   async loadLegal() {
@@ -467,6 +504,21 @@ function scoreText(s) {
   if (s.loss_in_plies !== undefined) return `loss in ${s.loss_in_plies} plies`;
   const c = Number(s.centipedines || 0) / 100;
   return (c > 0 ? "+" : "") + c.toFixed(2);
+}
+
+// seconds reads a proto JSON duration ("2.500s").
+function seconds(d) {
+  return d ? Number(String(d).replace(/s$/, "")) : 0;
+}
+
+function clockText(ms) {
+  const t = Math.ceil(ms / 100) / 10;
+  const m = Math.floor(t / 60);
+  const sec = t - m * 60;
+  const h = Math.floor(m / 60);
+  const mm = h ? String(m % 60).padStart(2, "0") : String(m);
+  const ss = t < 10 ? sec.toFixed(1).padStart(4, "0") : String(Math.floor(sec)).padStart(2, "0");
+  return (h ? `${h}:` : "") + `${mm}:${ss}`;
 }
 
 function capturedText(moves) {
