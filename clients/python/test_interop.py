@@ -6,7 +6,8 @@ damone server, over gRPC. `make interop` starts the server and runs them:
 
 DAMONE_INTEROP_SEED (default 7) seeds the choice of moves in the whole game.
 DAMONE_HTTP_ADDR (host:port of the same server's REST gateway), if set,
-adds the REST checks. The reference games are read from
+adds the REST checks. DAMONE_INTEROP_FIRST_MOVE_SECONDS is the server's
+--first-move-time in seconds (default 60, the server's default). The reference games are read from
 internal/refgames/games.jsonl, relative to the repository's root.
 The last line printed is `N passed, N failed`.
 """
@@ -16,12 +17,13 @@ import os
 import random
 import sys
 import threading
+import time
 import unittest
 import urllib.error
 import urllib.request
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import duration_pb2, json_format, timestamp_pb2
 
 from damone.v1 import board_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 from damone.v1 import outcome_pb2, rules_service_pb2, rules_service_pb2_grpc, variant_pb2
@@ -31,6 +33,8 @@ START = "R:RMh1,Df1,Dh3,Pd1,Pe2,Pf3,Pg4,Ph5:BMa8,Da6,Dc8,Pa4,Pb5,Pc6,Pd7,Pe8:0"
 START_MOVES = ["d1-c2", "e2-d3", "f1-g2", "f3-e4", "g4-f5", "h1-g2", "h3-g2", "h5-g6"]
 MAX_PLIES = 2000  # a safety net: the no-progress rule ends games long before
 TIMEOUT = 30  # seconds, for every call and stream
+NS = 1_000_000_000
+FIRST_MOVE_NS = int(os.environ.get("DAMONE_INTEROP_FIRST_MOVE_SECONDS", "60")) * NS
 
 
 REF_GAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -297,6 +301,160 @@ class InteropTest(unittest.TestCase):
         # Past the latest sequence: OUT_OF_RANGE.
         code, info, _ = self.failure(self.watch, name, 7)
         self.assertEqual((code, info.reason), (grpc.StatusCode.OUT_OF_RANGE, "SEQUENCE_OUT_OF_RANGE"))
+
+    # Games with a clock (docs/api.md, Clocks). The expected values come
+    # from the rules there: each side's first move is untimed (no clock runs
+    # before it; it must come within the first-move time, `per_move` itself
+    # for a per-move control) and the increment is added after every move,
+    # the first included.
+
+    def clock(self, c):
+        """A Clock's fields, durations and instants as nanoseconds (None: unset)."""
+        return {
+            "red": c.red_remaining.ToNanoseconds(),
+            "black": c.black_remaining.ToNanoseconds(),
+            "running": c.running,
+            "deadline": c.deadline.ToNanoseconds() if c.HasField("deadline") else None,
+            "first_move_deadline": c.first_move_deadline.ToNanoseconds() if c.HasField("first_move_deadline") else None,
+        }
+
+    def test_clock_flag_fall(self):
+        res = Client.games.CreateGame(game_service_pb2.CreateGameRequest(game=game_pb2.Game(
+            time_control=game_pb2.TimeControl(initial=duration_pb2.Duration(seconds=2),
+                                              increment=duration_pb2.Duration(seconds=1)))), timeout=TIMEOUT)
+        game = res.game
+        name = game.name
+        tokens = {board_pb2.SIDE_RED: res.red_token, board_pb2.SIDE_BLACK: res.black_token}
+        self.assertEqual(game.time_control, game_pb2.TimeControl(
+            initial=duration_pb2.Duration(seconds=2), increment=duration_pb2.Duration(seconds=1)))
+        self.assertTrue(game.HasField("clock"))
+        self.assertEqual(self.clock(game.clock), {
+            "red": 2 * NS, "black": 2 * NS, "running": board_pb2.SIDE_UNSPECIFIED, "deadline": None,
+            "first_move_deadline": game.update_time.ToNanoseconds() + FIRST_MOVE_NS})
+
+        # Red's first move: Red has 2 + 1 s; Black, still to make its first
+        # move, has the first-move time from this move on.
+        r1 = self.play_first_move(name, START, tokens)
+        self.assertEqual(r1.move.side, board_pb2.SIDE_RED)
+        self.assertEqual(self.clock(r1.game.clock), {
+            "red": 3 * NS, "black": 2 * NS, "running": board_pb2.SIDE_UNSPECIFIED, "deadline": None,
+            "first_move_deadline": r1.game.update_time.ToNanoseconds() + FIRST_MOVE_NS})
+
+        # Black's first move: both have 3 s, and Red's clock runs from this move.
+        r2 = self.play_first_move(name, r1.game.position.text, tokens)
+        self.assertEqual(r2.move.side, board_pb2.SIDE_BLACK)
+        self.assertEqual(r2.game.last_event_sequence, 3)
+        deadline = r2.game.update_time.ToNanoseconds() + 3 * NS
+        self.assertEqual(self.clock(r2.game.clock), {
+            "red": 3 * NS, "black": 3 * NS, "running": board_pb2.SIDE_RED, "deadline": deadline,
+            "first_move_deadline": None})
+
+        # Nobody moves: Red's flag falls. The stream delivers game_ended,
+        # dated at the deadline, and closes.
+        events = list(self.watch(name, r2.game.last_event_sequence))
+        self.assertGreaterEqual(time.time_ns(), deadline, "not ended before its deadline")
+        self.assertEqual([(e.sequence, e.WhichOneof("event")) for e in events], [(4, "game_ended")],
+                         "only game_ended, then the stream ends")
+        ended = events[0]
+        self.assertEqual(ended.ply, 2)
+        self.assertEqual(ended.game_ended.outcome, outcome_pb2.Outcome(
+            result=outcome_pb2.OUTCOME_RESULT_BLACK_WINS, reason=outcome_pb2.OUTCOME_REASON_TIMEOUT))
+        self.assertEqual(ended.event_time.ToNanoseconds(), deadline)
+        self.assertTrue(ended.HasField("clock"))
+        self.assertEqual(self.clock(ended.clock), {
+            "red": 0, "black": 3 * NS, "running": board_pb2.SIDE_UNSPECIFIED, "deadline": None,
+            "first_move_deadline": None})
+
+        # A move now is refused with the game's timeout outcome.
+        move = self.legal_moves(r2.game.position.text).moves[0]
+        self.assertEqual(move.side, board_pb2.SIDE_RED)
+        code, info, _ = self.failure(self.make_move, name, move.notation, tokens[board_pb2.SIDE_RED])
+        self.assertEqual((code, info.reason), (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER"))
+        self.assertEqual(dict(info.metadata), {"result": "OUTCOME_RESULT_BLACK_WINS",
+                                               "reason": "OUTCOME_REASON_TIMEOUT"})
+
+        # The stored game agrees with the stream.
+        final = Client.games.GetGame(game_service_pb2.GetGameRequest(name=name), timeout=TIMEOUT)
+        self.assertEqual((final.status, final.ply, final.last_event_sequence), (game_pb2.GAME_STATUS_FINISHED, 2, 4))
+        self.assertEqual(final.outcome, ended.game_ended.outcome)
+        self.assertEqual(final.clock, ended.clock, "the game's clock is its last event's")
+
+    def test_clock_below_min_clock_time(self):
+        # --min-clock-time is 1 s by default.
+        code, info, status = self.failure(
+            Client.games.CreateGame, game_service_pb2.CreateGameRequest(game=game_pb2.Game(
+                time_control=game_pb2.TimeControl(initial=duration_pb2.Duration(nanos=500_000_000)))),
+            timeout=TIMEOUT)
+        self.assertEqual((code, info.reason), (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"))
+        [bad_request] = find_details(status, error_details_pb2.BadRequest)
+        self.assertEqual([v.field for v in bad_request.field_violations], ["game.time_control.initial"])
+
+    def rest(self, method, path, body=None, token=None):
+        """A REST call: (HTTP status, its JSON). Errors are answers too."""
+        http = os.environ.get("DAMONE_HTTP_ADDR")
+        if not http:
+            self.skipTest("DAMONE_HTTP_ADDR (the REST gateway's host:port) is not set")
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+        req = urllib.request.Request(f"http://{http}{path}", method=method, headers=headers,
+                                     data=None if body is None else json.dumps(body).encode())
+        try:
+            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+    def test_clock_rest_per_move(self):
+        def instant(s):
+            ts = timestamp_pb2.Timestamp()
+            ts.FromJsonString(s)
+            return ts.ToNanoseconds()
+
+        # Two seconds a move; the first moves too, so the clock shows 2 s each
+        # and the game is aborted 2 s after its creation if Red does not move.
+        code, text = self.rest("POST", "/v1/games", {"time_control": {"per_move": "2s"}})
+        self.assertEqual(code, 200, text)
+        created = json.loads(text)
+        game = created["game"]
+        self.assertEqual(game["time_control"], {"per_move": "2s"})
+        self.assertEqual(set(game["clock"]), {"red_remaining", "black_remaining", "first_move_deadline"},
+                         "no running side, no deadline (JSON omits them)")
+        self.assertEqual((game["clock"]["red_remaining"], game["clock"]["black_remaining"]), ("2s", "2s"))
+        first_move_deadline = instant(game["clock"]["first_move_deadline"])
+        self.assertEqual(first_move_deadline, instant(game["update_time"]) + 2 * NS)
+
+        # Red never moves: the game is aborted, with no result, at the
+        # first-move deadline (the watch ends with it).
+        code, text = self.rest("GET", f"/v1/{game['name']}:watch?since_sequence=1")
+        self.assertEqual(code, 200, text)
+        events = [json.loads(line) for line in text.splitlines() if line.strip()]
+        self.assertEqual([list(e) for e in events], [["result"]], text)
+        ended = events[0]["result"]
+        self.assertEqual(ended["sequence"], "2")
+        self.assertEqual(ended["game_ended"], {"outcome": {"result": "OUTCOME_RESULT_NO_RESULT",
+                                                           "reason": "OUTCOME_REASON_ABORTED"}})
+        self.assertEqual(instant(ended["event_time"]), first_move_deadline)
+        self.assertEqual(ended["clock"], {"red_remaining": "2s", "black_remaining": "2s"},
+                         "no clock ran: nothing charged, no side running, no deadline")
+
+        # A move now: 400, GAME_OVER with the abort.
+        code, text = self.rest("POST", f"/v1/{game['name']}:move", {"move": "e2-d3"}, created["red_token"])
+        self.assertEqual(code, 400, text)
+        status = json.loads(text)
+        self.assertEqual(status["code"], 9)  # FAILED_PRECONDITION
+        info = [d for d in status["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+        self.assertEqual([(i["reason"], i["metadata"]) for i in info],
+                         [("GAME_OVER", {"result": "OUTCOME_RESULT_NO_RESULT", "reason": "OUTCOME_REASON_ABORTED"})])
+
+        # An increment with per_move: 400, naming the field.
+        code, text = self.rest("POST", "/v1/games", {"time_control": {"per_move": "2s", "increment": "1s"}})
+        self.assertEqual(code, 400, text)
+        status = json.loads(text)
+        self.assertEqual(status["code"], 3)  # INVALID_ARGUMENT
+        violations = [v["field"] for d in status["details"] if d["@type"].endswith("google.rpc.BadRequest")
+                      for v in d["field_violations"]]
+        self.assertEqual(violations, ["game.time_control.increment"])
 
 
 class ValidateTest(unittest.TestCase):

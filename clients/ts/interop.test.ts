@@ -15,7 +15,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import { Side } from "../../gen/ts/damone/v1/board_pb.js";
-import { GameEventSchema, GameStatus, type GameEvent } from "../../gen/ts/damone/v1/game_pb.js";
+import { ClockSchema, GameEventSchema, GameStatus, type Clock, type GameEvent } from "../../gen/ts/damone/v1/game_pb.js";
 import { GameService } from "../../gen/ts/damone/v1/game_service_pb.js";
 import {
   OutcomeReason,
@@ -38,6 +38,9 @@ import { BadRequestSchema, ErrorInfoSchema, type ErrorInfo } from "../../gen/ts/
 const addr = process.env.DAMONE_GRPC_ADDR;
 if (!addr) throw new Error("DAMONE_GRPC_ADDR (host:port of a damone gRPC server) is not set");
 const seed = Number(process.env.DAMONE_INTEROP_SEED ?? "7");
+// The server's --first-move-time in seconds (scripts/interop passes it on;
+// 60, the default, when unset).
+const firstMoveSeconds = BigInt(process.env.DAMONE_INTEROP_FIRST_MOVE_SECONDS ?? "60");
 
 // One HTTP/2 connection for every test, closed at the end (an open
 // connection would keep node running).
@@ -405,4 +408,128 @@ test("validates reference games on one stream (ValidateGames)", async () => {
   const again = answers[REF_GAMES.length + 1].answer;
   assert.equal(again.case, "result");
   checkVerdict(REF_GAMES[0], again.value as ValidateGameResponse);
+});
+
+// Timestamps and durations as nanoseconds, to compare instants exactly. An
+// unset duration reads as 0 (docs/api.md, JSON conventions); an unset
+// timestamp is an error.
+const NS = 1_000_000_000n;
+const durationNs = (d: { seconds: bigint; nanos: number } | undefined) => (d ? d.seconds * NS + BigInt(d.nanos) : 0n);
+function instantNs(t: { seconds: bigint; nanos: number } | undefined, what: string): bigint {
+  assert.ok(t, `${what} is set`);
+  return t.seconds * NS + BigInt(t.nanos);
+}
+
+// A clock's fields, durations and instants as nanoseconds (null: unset).
+function clockNs(c: Clock | undefined) {
+  assert.ok(c, "the game has a clock");
+  return {
+    red: durationNs(c.redRemaining),
+    black: durationNs(c.blackRemaining),
+    running: c.running,
+    deadline: c.deadline ? instantNs(c.deadline, "deadline") : null,
+    firstMoveDeadline: c.firstMoveDeadline ? instantNs(c.firstMoveDeadline, "first_move_deadline") : null,
+  };
+}
+
+test("a clock: increments, a flag fall seen by a watcher, the late move refused", async () => {
+  // 2 s each plus 1 s per move (docs/api.md, Clocks). Expected values from
+  // the rules there: each side's first move is untimed (no clock runs before
+  // it; it must come within the first-move time) and the increment is added
+  // after every move, the first included.
+  const res = await games.createGame({
+    game: { timeControl: { initial: { seconds: 2n }, increment: { seconds: 1n } } },
+  });
+  const created = res.game;
+  assert.ok(created);
+  const name = created.name;
+  const tokens = { red: res.redToken, black: res.blackToken };
+  const tc = created.timeControl;
+  assert.ok(tc, "the game has its time control");
+  assert.deepEqual(
+    [durationNs(tc.initial), durationNs(tc.increment), tc.perMove],
+    [2n * NS, 1n * NS, undefined],
+  );
+  assert.deepEqual(clockNs(created.clock), {
+    red: 2n * NS,
+    black: 2n * NS,
+    running: Side.UNSPECIFIED,
+    deadline: null,
+    firstMoveDeadline: instantNs(created.updateTime, "update_time") + firstMoveSeconds * NS,
+  });
+
+  // Red's first move: Red has 2 + 1 s; Black, still to make its first move,
+  // has the first-move time from this move on.
+  const r1 = await playFirstMove(name, START, tokens);
+  assert.equal(r1.move?.side, Side.RED);
+  assert.deepEqual(clockNs(r1.game?.clock), {
+    red: 3n * NS,
+    black: 2n * NS,
+    running: Side.UNSPECIFIED,
+    deadline: null,
+    firstMoveDeadline: instantNs(r1.game?.updateTime, "update_time") + firstMoveSeconds * NS,
+  });
+
+  // Black's first move: both have 3 s, and Red's clock runs from this move.
+  const r2 = await playFirstMove(name, r1.game!.position!.text, tokens);
+  assert.equal(r2.move?.side, Side.BLACK);
+  assert.ok(r2.game);
+  assert.equal(r2.game.lastEventSequence, 3n);
+  const deadline = instantNs(r2.game.updateTime, "update_time") + 3n * NS;
+  assert.deepEqual(clockNs(r2.game.clock), {
+    red: 3n * NS,
+    black: 3n * NS,
+    running: Side.RED,
+    deadline,
+    firstMoveDeadline: null,
+  });
+
+  // Nobody moves: Red's flag falls. The stream delivers game_ended, dated
+  // at the deadline, and closes.
+  const events: GameEvent[] = [];
+  for await (const ev of games.watchGame({ name, sinceSequence: r2.game.lastEventSequence }, { timeoutMs: 30_000 })) {
+    events.push(ev);
+  }
+  assert.ok(BigInt(Date.now()) * 1_000_000n >= deadline - 1_000_000n, "not ended before its deadline");
+  assert.equal(events.length, 1, "only game_ended, then the stream ends");
+  const [ended] = events;
+  assert.equal(ended.sequence, 4n);
+  assert.equal(ended.ply, 2);
+  assert.equal(ended.event.case, "gameEnded");
+  const outcome = ended.event.case === "gameEnded" ? ended.event.value.outcome : undefined;
+  assert.deepEqual([outcome?.result, outcome?.reason], [OutcomeResult.BLACK_WINS, OutcomeReason.TIMEOUT]);
+  assert.equal(instantNs(ended.eventTime, "event_time"), deadline);
+  assert.deepEqual(clockNs(ended.clock), {
+    red: 0n,
+    black: 3n * NS,
+    running: Side.UNSPECIFIED,
+    deadline: null,
+    firstMoveDeadline: null,
+  });
+
+  // A move now is refused with the game's timeout outcome.
+  const { moves } = await rules.listLegalMoves({ position: { text: r2.game.position!.text } });
+  assert.equal(moves[0].side, Side.RED);
+  const late = await failure(games.makeMove({ name, move: moves[0].notation }, bearer(tokens.red)));
+  assert.equal(late.err.code, Code.FailedPrecondition);
+  assert.equal(late.info.reason, "GAME_OVER");
+  assert.deepEqual(late.info.metadata, { result: "OUTCOME_RESULT_BLACK_WINS", reason: "OUTCOME_REASON_TIMEOUT" });
+
+  // The stored game agrees with the stream.
+  const final = await games.getGame({ name });
+  assert.equal(final.status, GameStatus.FINISHED);
+  assert.equal(final.ply, 2);
+  assert.equal(final.lastEventSequence, 4n);
+  assert.ok(final.outcome && outcome && equals(OutcomeSchema, final.outcome, outcome));
+  assert.ok(final.clock && ended.clock && equals(ClockSchema, final.clock, ended.clock), "the game's clock is its last event's");
+});
+
+test("a time control below --min-clock-time (1 s) is INVALID_ARGUMENT naming the field", async () => {
+  const bad = await failure(games.createGame({ game: { timeControl: { initial: { nanos: 500_000_000 } } } }));
+  assert.equal(bad.err.code, Code.InvalidArgument);
+  assert.equal(bad.info.reason, "INVALID_REQUEST");
+  assert.deepEqual(
+    bad.err.findDetails(BadRequestSchema).flatMap((b) => b.fieldViolations.map((v) => v.field)),
+    ["game.time_control.initial"],
+  );
 });
