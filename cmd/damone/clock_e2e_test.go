@@ -244,3 +244,47 @@ func TestClockReplicasKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestClockEngineNeverFlags: the engine, asked to think 5 s a move, plays
+// Black with 3 s on its clock: it must think within its clock, so after
+// four replies to instant moves it still has time and the game goes on.
+// (Thinking 5 s, it would lose on time at its second timed move.)
+func TestClockEngineNeverFlags(t *testing.T) {
+	s := svStart(t)
+	ctx := svCtx(t)
+	cr, err := s.games.CreateGame(ctx, &damonev1.CreateGameRequest{Game: &damonev1.Game{
+		EngineOpponent: &damonev1.EngineOpponent{Side: damonev1.Side_SIDE_BLACK, Strength: &damonev1.EngineOpponent_MoveTime{MoveTime: durationpb.New(5 * time.Second)}},
+		TimeControl:    &damonev1.TimeControl{Initial: durationpb.New(3 * time.Second)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := cr.GetGame().GetName()
+	w := svWatchGame(t, ctx, s.games, name, 0)
+	var g *damonev1.Game
+	for ply := 0; ply < 8; ply += 2 {
+		w.waitSeq(t, int64(ply+1))
+		g, err = s.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.GetStatus() == damonev1.GameStatus_GAME_STATUS_FINISHED {
+			break
+		}
+		legal, err := s.rules.ListLegalMoves(ctx, &damonev1.ListLegalMovesRequest{Position: g.GetPosition()})
+		if err != nil || len(legal.GetMoves()) == 0 {
+			t.Fatalf("legal moves: %v", err)
+		}
+		if _, err := s.games.MakeMove(svAuth(ctx, cr.GetRedToken()), &damonev1.MakeMoveRequest{Name: name, Move: legal.GetMoves()[0].GetNotation()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.waitSeq(t, 9)
+	g, _ = s.games.GetGame(ctx, &damonev1.GetGameRequest{Name: name})
+	if r := g.GetOutcome().GetReason(); r == damonev1.OutcomeReason_OUTCOME_REASON_TIMEOUT {
+		t.Fatalf("the engine lost on time: %v", g.GetClock())
+	}
+	t.Logf("after %d plies: Black (the engine) has %v, Red %v", g.GetPly(), g.GetClock().GetBlackRemaining().AsDuration(), g.GetClock().GetRedRemaining().AsDuration())
+	if g.GetPly() == 8 && g.GetClock().GetBlackRemaining().AsDuration() <= 0 {
+		t.Errorf("the engine has no time left: %v", g.GetClock())
+	}
+}
