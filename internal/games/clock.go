@@ -174,7 +174,7 @@ func (s *Service) expired(ctx context.Context, id string) (bool, error) {
 		deadline := g.Clock.Deadline
 		events := flagEvents(g, o)
 		g.Version++
-		g.UpdateTime = now
+		g.UpdateTime = deadline // the game changed then, however late this is
 		s.stamp(g, events)
 		switch err := s.store.Update(ctx, g, events, nil); {
 		case err == nil:

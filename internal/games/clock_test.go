@@ -126,8 +126,8 @@ func TestMoveAfterTheDeadline(t *testing.T) {
 		t.Fatalf("game: %v at ply %d", g.Outcome, g.Plies)
 	}
 	wantClock(t, "flagged", g.Clock, 0, 10*time.Second, false, -1)
-	if !g.Clock.Since.Equal(clockT0.Add(11 * time.Second)) {
-		t.Errorf("the flagged clock is as of %v, want the deadline", g.Clock.Since)
+	if !g.Clock.Since.Equal(clockT0.Add(11*time.Second)) || !g.UpdateTime.Equal(clockT0.Add(11*time.Second)) {
+		t.Errorf("the flagged clock is as of %v, the game updated at %v; want the deadline for both", g.Clock.Since, g.UpdateTime)
 	}
 	evs, _ := s.store.Events(ctx, g.ID, 3, 10)
 	if len(evs) != 1 || evs[0].Kind != EventEnded || !evs[0].Time.Equal(clockT0.Add(11*time.Second)) {
