@@ -24,6 +24,7 @@ import (
 	"github.com/damone-rules/damone/internal/server"
 	"github.com/damone-rules/damone/internal/store/bolt"
 	"github.com/damone-rules/damone/internal/store/postgres"
+	"github.com/damone-rules/damone/internal/tracing"
 )
 
 // maxConnectionAge is the largest --max-connection-age: a year.
@@ -46,6 +47,8 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
+	otlpEndpoint := fs.String("otlp-endpoint", "", "send traces over OTLP/gRPC to this URL, e.g. http://otel-collector:4317 (https:// for TLS); empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT is set")
+	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address")
 	webPage := fs.Bool("web", true, "serve the board page (/, /games/{id}) on the HTTP address, when the games service is served")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -195,8 +198,26 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	}
 	logger.Info("store", "kind", *storeKind)
 
+	traced := tracing.Enabled(*otlpEndpoint)
+	if traced {
+		shutdown, err := tracing.Start(context.Background(), *otlpEndpoint, version)
+		if err != nil {
+			return cli.Usagef("--otlp-endpoint %q: %v", *otlpEndpoint, err)
+		}
+		defer func() {
+			// Spans still buffered are sent, for a few seconds at most.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdown(ctx); err != nil {
+				logger.Warn("flushing traces", "err", err)
+			}
+		}()
+		logger.Info("tracing", "otlp_endpoint", *otlpEndpoint)
+	}
+
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage,
+		Tracing: traced, Pprof: *pprofOn,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer,
 			MinClockTime: *minClock, MaxClockTime: *maxClock, FirstMoveTime: *firstMove},

@@ -90,3 +90,29 @@ type Notifier interface {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
+
+// Wrap returns w, a store that wraps s (to time or trace its calls), with
+// s's optional abilities (Notifier, Pinger) and no others.
+func Wrap(s, w Store) Store {
+	n, notifies := s.(Notifier)
+	p, pings := s.(Pinger)
+	switch {
+	case notifies && pings:
+		return struct {
+			Store
+			Notifier
+			Pinger
+		}{w, n, p}
+	case notifies:
+		return struct {
+			Store
+			Notifier
+		}{w, n}
+	case pings:
+		return struct {
+			Store
+			Pinger
+		}{w, p}
+	}
+	return w
+}

@@ -60,28 +60,7 @@ type instrumentedStore struct {
 // counted. The result keeps s's optional abilities (games.Notifier,
 // games.Pinger) and has no others.
 func (m *Metrics) InstrumentStore(s games.Store) games.Store {
-	in := &instrumentedStore{s: s, m: m.store}
-	n, notifies := s.(games.Notifier)
-	p, pings := s.(games.Pinger)
-	switch {
-	case notifies && pings:
-		return struct {
-			*instrumentedStore
-			games.Notifier
-			games.Pinger
-		}{in, n, p}
-	case notifies:
-		return struct {
-			*instrumentedStore
-			games.Notifier
-		}{in, n}
-	case pings:
-		return struct {
-			*instrumentedStore
-			games.Pinger
-		}{in, p}
-	}
-	return in
+	return games.Wrap(s, &instrumentedStore{s: s, m: m.store})
 }
 
 func (i *instrumentedStore) Create(ctx context.Context, g *games.Game, events []games.Event) (err error) {

@@ -5,12 +5,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/search"
+	"github.com/damone-rules/damone/internal/tracing"
 )
 
 // AnalysisObserver counts analyses and the nodes they search.
@@ -106,6 +108,8 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 		}
 	}()
 	var sendErr error
+	ctx, endSpan := tracing.Search(ctx, "engine.analyze", attribute.Int("damone.lines", lines))
+	defer endSpan()
 	res := s.pool.Search(ctx, pos, search.Options{Lines: lines, Variant: v}, lim, func(info search.Info) {
 		if sendErr == nil {
 			sendErr = stream.Send(analysisToProto(&pos, &info, false, nil))

@@ -32,8 +32,8 @@ import (
 // (gateway_body.go), which reads their bodies, limited to
 // maxRequestBytes, and answers those it cannot read with the gateway's
 // error model.
-func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies) (http.Handler, *grpc.ClientConn, error) {
-	conn, err := gatewayClient(lis)
+func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced bool) (http.Handler, *grpc.ClientConn, error) {
+	conn, err := gatewayClient(lis, traced)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,14 +8,19 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -30,6 +35,7 @@ import (
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
+	"github.com/damone-rules/damone/internal/tracing"
 	"github.com/damone-rules/damone/internal/web"
 )
 
@@ -66,6 +72,13 @@ type Config struct {
 	// AdminBackup serves the embedded store's hot backup on the metrics
 	// address (BackupPath); off by default, as it hands out every game.
 	AdminBackup bool
+	// Tracing instruments the service for the tracer provider Start
+	// installed (internal/tracing): RPC spans (gRPC and REST), store and
+	// engine spans, trace ids in call logs and exemplars.
+	Tracing bool
+	// Pprof serves net/http/pprof under /debug/pprof/ on the metrics
+	// address.
+	Pprof bool
 	// Web serves the board page (internal/web) on the HTTP address: /,
 	// /games/{id} and /assets/; only with Games, which the page plays on.
 	Web                     bool
@@ -156,9 +169,13 @@ func New(cfg Config) (*Server, error) {
 	lim.MinClockTime = cmp.Or(lim.MinClockTime, games.DefaultLimits.MinClockTime)
 	lim.MaxClockTime = cmp.Or(lim.MaxClockTime, games.DefaultLimits.MaxClockTime)
 	lim.FirstMoveTime = cmp.Or(lim.FirstMoveTime, games.DefaultLimits.FirstMoveTime)
-	s.games = games.NewService(s.metrics.InstrumentStore(cfg.Store), lim,
+	store, mover := cfg.Store, games.EngineMover(s.search)
+	if cfg.Tracing {
+		store, mover = tracing.Store(store), tracing.Mover(mover)
+	}
+	s.games = games.NewService(s.metrics.InstrumentStore(store), lim,
 		games.WithObserver(s.metrics), games.WithLogger(cfg.Logger),
-		games.WithEngine(s.search, cfg.MaxEngineMoveTime, cfg.MaxAnalyses), games.WithEngineQueue(cfg.MaxEngineQueue))
+		games.WithEngine(mover, cfg.MaxEngineMoveTime, cfg.MaxAnalyses), games.WithEngineQueue(cfg.MaxEngineQueue))
 
 	var err error
 	if s.grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
@@ -185,7 +202,8 @@ func New(cfg Config) (*Server, error) {
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			s.arrivals.unary,
-			s.metrics.GRPC.UnaryServerInterceptor(),
+			// An exemplar on the latency histogram names the call's trace.
+			s.metrics.GRPC.UnaryServerInterceptor(grpcprom.WithExemplarFromContext(traceExemplar)),
 			logging.UnaryServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 			rejectRefusedUnary,
@@ -193,11 +211,16 @@ func New(cfg Config) (*Server, error) {
 		),
 		grpc.ChainStreamInterceptor(
 			s.arrivals.stream,
-			s.metrics.GRPC.StreamServerInterceptor(),
+			s.metrics.GRPC.StreamServerInterceptor(grpcprom.WithExemplarFromContext(traceExemplar)),
 			logging.StreamServerInterceptor(slogAdapter(s.log), logOptions...),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 			rejectRefusedStream,
 		),
+	}
+	if cfg.Tracing {
+		// The handler starts each call's span before the interceptors run,
+		// so they (the log line, the exemplar) see its trace.
+		opts = append(opts, grpc.StatsHandler(otelgrpc.NewServerHandler()))
 	}
 	keep := keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}
 	s.grpc = grpc.NewServer(slices.Concat(opts, []grpc.ServerOption{
@@ -237,7 +260,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
 	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
-	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies)
+	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies, cfg.Tracing)
 	if err != nil {
 		s.closeListeners()
 		return nil, err
@@ -267,7 +290,15 @@ func New(cfg Config) (*Server, error) {
 	// bounded by the per-watcher buffer instead.
 	// Every request's body must arrive within MaxCallDuration
 	// (gateway_body.go).
-	s.httpSrv = &http.Server{Handler: s.bodies.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	var handler http.Handler = s.bodies.guard(mux)
+	if cfg.Tracing {
+		// One span per REST request, the parent of the gateway's gRPC
+		// call; named by method only (paths hold game ids).
+		handler = otelhttp.NewHandler(handler, "rest", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			return "HTTP " + r.Method
+		}))
+	}
+	s.httpSrv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
@@ -280,6 +311,15 @@ func New(cfg Config) (*Server, error) {
 		metricsMux.HandleFunc("GET "+BackupPath, func(w http.ResponseWriter, _ *http.Request) {
 			writePlain(w, http.StatusNotFound, "the hot backup is off: start damone serve with --admin-backup (docs/deploy.md, Backup and restore)")
 		})
+	}
+	if cfg.Pprof {
+		// Only here, and only when asked for: profiles show the service's
+		// internals and cost CPU while taken.
+		metricsMux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		metricsMux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		metricsMux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		metricsMux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		metricsMux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	}
 	s.metricsSrv = &http.Server{Handler: metricsMux, ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
@@ -459,6 +499,21 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 var logOptions = []logging.Option{
 	logging.WithLogOnEvents(logging.FinishCall),
 	logging.WithDurationField(logging.DurationToDurationField),
+	// The call's trace, when tracing is on: a log line leads to its trace.
+	logging.WithFieldsFromContext(func(ctx context.Context) logging.Fields {
+		if id := tracing.TraceID(ctx); id != "" {
+			return logging.Fields{"trace_id", id}
+		}
+		return nil
+	}),
+}
+
+// traceExemplar labels a latency observation with its call's trace id.
+func traceExemplar(ctx context.Context) prometheus.Labels {
+	if id := tracing.TraceID(ctx); id != "" {
+		return prometheus.Labels{"trace_id": id}
+	}
+	return nil
 }
 
 func slogAdapter(l *slog.Logger) logging.Logger {
@@ -472,11 +527,17 @@ func slogAdapter(l *slog.Logger) logging.Logger {
 const gatewayBufferBytes = 1 << 20
 
 // gatewayClient connects the gateway to the gRPC server over lis.
-func gatewayClient(lis *bufconn.Listener) (*grpc.ClientConn, error) {
-	return grpc.NewClient("passthrough:///gateway",
+func gatewayClient(lis *bufconn.Listener, traced bool) (*grpc.ClientConn, error) {
+	opts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64 << 20)),
+	}
+	if traced {
+		// Carries the REST request's trace to the gRPC call it makes.
+		opts = append(opts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+	}
+	return grpc.NewClient("passthrough:///gateway", opts...)
 }
 
 // addSaturating returns a+b for durations of 0 or more, or the largest
