@@ -32,6 +32,7 @@ import (
 
 	"github.com/damone-rules/damone/internal/server"
 	"github.com/damone-rules/damone/k8s"
+	"github.com/damone-rules/damone/k8s/grafana"
 )
 
 // sharedStores are the --store kinds whose games every replica sees. Only
@@ -715,6 +716,33 @@ func check(o *objects, bin *binary) []error {
 		}
 	}
 
+	// Grafana dashboards: a ConfigMap the Grafana sidecar loads (label
+	// grafana_dashboard "1") holds .json files that pass package grafana's
+	// checks, small enough for kubectl apply, which copies the whole object
+	// into its last-applied-configuration annotation (at most 256 KiB).
+	for name, cm := range o.configMaps {
+		if cm.Labels["grafana_dashboard"] != "1" {
+			continue
+		}
+		id := "ConfigMap/" + name
+		if len(cm.Data) == 0 {
+			fail(id, "labelled grafana_dashboard but holds no dashboard")
+		}
+		size := 0
+		for key, v := range cm.Data {
+			size += len(key) + len(v)
+			if !strings.HasSuffix(key, ".json") {
+				fail(id, "key %q: Grafana loads only files ending in .json", key)
+			}
+			if _, err := grafana.Parse([]byte(v)); err != nil {
+				fail(id, "%s: %v", key, err)
+			}
+		}
+		if size > 256<<10 {
+			fail(id, "%d bytes of dashboards: kubectl apply's last-applied annotation holds at most 256 KiB", size)
+		}
+	}
+
 	// ServiceMonitors: a named metrics port, on the server's metrics path.
 	for _, sm := range o.serviceMonitors {
 		id := "ServiceMonitor/" + sm.Name
@@ -874,6 +902,9 @@ func TestChecksCatchMistakes(t *testing.T) {
 		{"DSN as a literal", "overlays/prod-postgres/kustomization.yaml", "valueFrom:\n            secretKeyRef:\n              name: damone-postgres\n              key: dsn", "value: postgres://damone:secret@db/damone", "not read from a Secret"},
 		{"DSN in the ConfigMap", "base/kustomization.yaml", "DAMONE_STORE=memory", "DAMONE_STORE=memory\n      - DAMONE_POSTGRES_DSN=postgres://damone:secret@db/damone", "put it in a Secret"},
 		{"postgres store without a DSN", "overlays/prod-postgres/kustomization.yaml", "          name: DAMONE_POSTGRES_DSN\n", "          name: DAMONE_POSTGRES_DSM\n", "without DAMONE_POSTGRES_DSN"},
+		{"dashboard JSON broken", "grafana/damone.json", `"uid": "damone",`, `"uid": "damone"`, "dashboard JSON"},
+		{"dashboard on a fixed data source", "grafana/damone.json", `"uid": "${datasource}"`, `"uid": "P1809F7CD0C75ACF3"`, "no fixed data source"},
+		{"dashboard under a key Grafana skips", "grafana/kustomization.yaml", "      - damone.json", "      - damone=damone.json", "only files ending in .json"},
 	}
 	for _, m := range mutations {
 		t.Run(m.name, func(t *testing.T) {
@@ -909,12 +940,13 @@ func TestChecksCatchMistakes(t *testing.T) {
 	}
 }
 
-// copyManifests copies base/ and overlays/ into a temporary folder.
+// copyManifests copies base/, overlays/ and grafana/ into a temporary
+// folder.
 func copyManifests(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
 	src := k8s.Dir()
-	for _, top := range []string{"base", "overlays"} {
+	for _, top := range []string{"base", "overlays", "grafana"} {
 		err := filepath.WalkDir(filepath.Join(src, top), func(path string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -969,5 +1001,32 @@ func TestPostgresOverlayScalesGames(t *testing.T) {
 	}
 	if games.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
 		t.Errorf("damone-games strategy %s, want RollingUpdate on a shared store", games.Spec.Strategy.Type)
+	}
+}
+
+// TestOverlaysProvisionTheDashboard: every overlay ships the committed
+// Grafana dashboard (k8s/grafana/damone.json) in one ConfigMap the Grafana
+// sidecar loads, under a name without kustomize's hash suffix (so a new
+// version replaces the old ConfigMap instead of adding a second dashboard
+// with the same uid).
+func TestOverlaysProvisionTheDashboard(t *testing.T) {
+	for _, o := range renderedOverlays(t, k8s.Dir()) {
+		var dashboards []corev1.ConfigMap
+		for _, cm := range o.configMaps {
+			if cm.Labels["grafana_dashboard"] == "1" {
+				dashboards = append(dashboards, cm)
+			}
+		}
+		if len(dashboards) != 1 {
+			t.Errorf("%s: %d ConfigMaps labelled grafana_dashboard \"1\", want 1", o.overlay, len(dashboards))
+			continue
+		}
+		cm := dashboards[0]
+		if cm.Name != "damone-grafana-dashboard" {
+			t.Errorf("%s: dashboard ConfigMap %s, want damone-grafana-dashboard (no hash suffix)", o.overlay, cm.Name)
+		}
+		if got := cm.Data["damone.json"]; got != string(grafana.JSON) {
+			t.Errorf("%s: ConfigMap %s's damone.json (%d bytes) is not k8s/grafana/damone.json (%d bytes)", o.overlay, cm.Name, len(got), len(grafana.JSON))
+		}
 	}
 }
