@@ -358,7 +358,22 @@ func MetricNames(expr string) ([]string, error) {
 // strings or matchers are errors. It reads names, not meaning: whether the
 // expression is valid PromQL is the real Prometheus's to judge.
 func Selectors(expr string) ([]Selector, error) {
+	sels, _, err := scan(expr)
+	return sels, err
+}
+
+// GroupingLabels returns the labels of an expression's grouping and
+// matching lists (by, without, on, ignoring, group_left, group_right), in
+// order, repeats kept.
+func GroupingLabels(expr string) ([]string, error) {
+	_, labels, err := scan(expr)
+	return labels, err
+}
+
+// scan reads an expression's selectors and grouping labels.
+func scan(expr string) ([]Selector, []string, error) {
 	var sels []Selector
+	var grouping []string
 	depth := 0
 	i, n := 0, len(expr)
 	for i < n {
@@ -369,31 +384,31 @@ func Selectors(expr string) ([]Selector, error) {
 		case c == '"' || c == '\'' || c == '`':
 			j, err := skipString(expr, i)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			i = j
 		case c == '{':
 			j, sel, err := matchers(expr, i)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sels = append(sels, sel)
 			i = j
 		case c == '[':
 			j := strings.IndexByte(expr[i:], ']')
 			if j < 0 {
-				return nil, fmt.Errorf("%q: '[' at %d not closed", expr, i)
+				return nil, nil, fmt.Errorf("%q: '[' at %d not closed", expr, i)
 			}
 			i += j + 1
 		case c == ']' || c == '}':
-			return nil, fmt.Errorf("%q: %q at %d closes nothing", expr, c, i)
+			return nil, nil, fmt.Errorf("%q: %q at %d closes nothing", expr, c, i)
 		case c == '(':
 			depth++
 			i++
 		case c == ')':
 			depth--
 			if depth < 0 {
-				return nil, fmt.Errorf("%q: ')' at %d closes nothing", expr, i)
+				return nil, nil, fmt.Errorf("%q: ')' at %d closes nothing", expr, i)
 			}
 			i++
 		case c == '$':
@@ -401,7 +416,7 @@ func Selectors(expr string) ([]Selector, error) {
 			if i < n && expr[i] == '{' {
 				j := strings.IndexByte(expr[i:], '}')
 				if j < 0 {
-					return nil, fmt.Errorf("%q: '${' at %d not closed", expr, i-1)
+					return nil, nil, fmt.Errorf("%q: '${' at %d not closed", expr, i-1)
 				}
 				i += j + 1
 			} else {
@@ -435,10 +450,16 @@ func Selectors(expr string) ([]Selector, error) {
 				if next == '(' {
 					end := strings.IndexByte(expr[k:], ')')
 					if end < 0 {
-						return nil, fmt.Errorf("%q: %s( at %d not closed", expr, word, i)
+						return nil, nil, fmt.Errorf("%q: %s( at %d not closed", expr, word, i)
 					}
-					if list := expr[k+1 : k+end]; strings.TrimLeft(list, " \t\n\r,_:abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
-						return nil, fmt.Errorf("%q: %s (%s): a list of label names expected", expr, word, list)
+					list := expr[k+1 : k+end]
+					if strings.TrimLeft(list, " \t\n\r,_:abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+						return nil, nil, fmt.Errorf("%q: %s (%s): a list of label names expected", expr, word, list)
+					}
+					for _, l := range strings.Split(list, ",") {
+						if l = strings.TrimSpace(l); l != "" {
+							grouping = append(grouping, l)
+						}
 					}
 					j = k + end + 1
 				}
@@ -449,10 +470,10 @@ func Selectors(expr string) ([]Selector, error) {
 			case next == '{':
 				end, sel, err := matchers(expr, k)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if sel.Metric != "" {
-					return nil, fmt.Errorf("%q: metric %s also named by __name__ at %d", expr, word, k)
+					return nil, nil, fmt.Errorf("%q: metric %s also named by __name__ at %d", expr, word, k)
 				}
 				sel.Metric = word
 				sels = append(sels, sel)
@@ -466,9 +487,9 @@ func Selectors(expr string) ([]Selector, error) {
 		}
 	}
 	if depth != 0 {
-		return nil, fmt.Errorf("%q: %d '(' not closed", expr, depth)
+		return nil, nil, fmt.Errorf("%q: %d '(' not closed", expr, depth)
 	}
-	return sels, nil
+	return sels, grouping, nil
 }
 
 // skipString returns the index just past the string literal at i.

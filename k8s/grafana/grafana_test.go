@@ -85,6 +85,16 @@ func TestSelectorsKeepMatchers(t *testing.T) {
 	}
 }
 
+func TestGroupingLabels(t *testing.T) {
+	got, err := GroupingLabels(`sum by (le, operation) (x) / ignoring (grpc_code) group_left sum without(pod)(y) and on() z`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"le", "operation", "grpc_code", "pod"}; !slices.Equal(got, want) {
+		t.Errorf("GroupingLabels = %q, want %q", got, want)
+	}
+}
+
 func TestVariableMetrics(t *testing.T) {
 	for q, want := range map[string][]string{
 		`label_values(damone_movegen_total, namespace)`:                    {"damone_movegen_total"},
