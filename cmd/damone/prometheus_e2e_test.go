@@ -3,7 +3,7 @@ package main
 // A real Prometheus (Debian's prometheus package: scripts/test-deps
 // installs it) scraping a real `damone serve` on loopback every second,
 // with the recording rules and alerts of k8s/base/prometheusrule.yaml
-// loaded, and queried over its HTTP API. It catches what only Prometheus
+// loaded (k8s.RulesFile), and queried over its HTTP API. It catches what only Prometheus
 // would reject or answer empty: metric names, label sets, histogram
 // shapes, rules that fail to evaluate, and the dashboard's queries.
 
@@ -31,6 +31,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/damone-rules/damone/k8s"
 	"github.com/damone-rules/damone/k8s/grafana"
 )
 
@@ -231,18 +232,15 @@ func (p *promServer) query(q string) ([]promSample, error) {
 
 func promFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// promRules is what the test loads: the rules of
-// k8s/base/prometheusrule.yaml.
+// promRules is what the test loads: the recording rules and alerts of
+// k8s/base/prometheusrule.yaml, as a plain Prometheus rules file.
 func promRules(t *testing.T) []byte {
 	t.Helper()
-	return []byte(`groups:
-  - name: e2e
-    rules:
-      - record: damone:movegen_duration_seconds:p99_rate5m
-        expr: histogram_quantile(0.99, sum by (namespace, operation, le) (rate(damone_movegen_duration_seconds_bucket[5m])))
-      - record: damone:grpc_server_handled:rate5m
-        expr: sum by (namespace, grpc_service, grpc_method, grpc_code) (rate(grpc_server_handled_total[5m]))
-`)
+	b, err := k8s.RulesFile(k8s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // promRecords lists the record names of a rules file, in order.
@@ -274,8 +272,9 @@ func promRecords(rules []byte) ([]string, error) {
 //   - the p99 of move generation by operation, from the classic histogram
 //     buckets, is a number for list_legal_moves and make_move, and so is
 //     the p99 of gRPC handling for ListLegalMoves and MakeMove;
-//   - every rule of the rules file evaluates without error, and every
-//     recording rule's series has data;
+//   - every rule of k8s/base/prometheusrule.yaml evaluates without error
+//     (alerts included), and every recording rule has a series with a
+//     number;
 //   - every dashboard query, its variables filled in as Grafana would,
 //     returns at least one series with a number, each series carrying the
 //     labels its legend names, and the namespace and job variables list
@@ -329,6 +328,7 @@ func TestPrometheusScrapesDamone(t *testing.T) {
 	}
 
 	vars := map[string]string{"namespace": promNamespace, "job": promJob, "__rate_interval": "30s"}
+	loaded := 0
 	check := func() []string {
 		var fails []string
 		failf := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
@@ -370,7 +370,7 @@ func TestPrometheusScrapesDamone(t *testing.T) {
 		if err := p.api("/api/v1/rules", nil, &groups); err != nil {
 			failf("%v", err)
 		}
-		loaded := 0
+		loaded = 0
 		for _, g := range groups.Groups {
 			for _, r := range g.Rules {
 				loaded++
@@ -386,8 +386,8 @@ func TestPrometheusScrapesDamone(t *testing.T) {
 			res, err := p.query(name)
 			if err != nil {
 				failf("%v", err)
-			} else if len(res) == 0 {
-				failf("recording rule %s: no data", name)
+			} else if !slices.ContainsFunc(res, func(s promSample) bool { return promFinite(s.value) }) {
+				failf("recording rule %s: no series with a number: %v", name, res)
 			}
 		}
 
@@ -430,7 +430,8 @@ func TestPrometheusScrapesDamone(t *testing.T) {
 	if err := promPoll(20*time.Second, check); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d traffic rounds; %d recording rules and %d dashboard queries answered", rounds, len(records), len(d.Queries()))
+	t.Logf("%d traffic rounds; %d rules healthy, %d recording rules and %d dashboard queries answered with numbers",
+		rounds, loaded, len(records), len(d.Queries()))
 }
 
 // promPoll runs check every 500 ms until it reports no failure, and
