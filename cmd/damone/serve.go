@@ -152,7 +152,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		// Deadlines must stay within what every store can keep (the
 		// embedded store's nanosecond keys end in 2262).
 		{*maxClock >= *minClock && *maxClock <= 87600*time.Hour, "max-clock-time", *maxClock, "at least --min-clock-time and at most 87600h"},
-		{*firstMove > 0, "first-move-time", *firstMove, "above 0"},
+		{*firstMove >= time.Second && *firstMove <= 87600*time.Hour, "first-move-time", *firstMove, "1s..87600h"},
 	}
 	for _, c := range checks {
 		if !c.ok {

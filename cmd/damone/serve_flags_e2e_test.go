@@ -57,7 +57,7 @@ var serveFlagRanges = []struct {
 	{"--max-engine-move-time", []string{"0s", "-1ns"}, "above 0"},
 	{"--max-engine-queue", []string{"-1", "100001"}, "0..100000"},
 	{"--min-clock-time", []string{"0s", "-1ns"}, "above 0"},
-	{"--first-move-time", []string{"0s", "-1ns"}, "above 0"},
+	{"--first-move-time", []string{"999ms", "87600h0m0.000000001s"}, "1s..87600h"},
 	{"--max-clock-time", []string{"500ms", "87600h0m0.000000001s"}, "at least --min-clock-time and at most 87600h"},
 	{"--max-connection-age", []string{"-1ns", "999ms", "8760h0m0.000000001s"}, "0 (never) or 1s..8760h"},
 	{"--grpc-addr", []string{"127.0.0.1:65536", "127.0.0.1:-1"}, "0..65535"},

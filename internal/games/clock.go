@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -68,8 +69,13 @@ func startClock(g *Game, now time.Time) {
 		per = tc.PerMove
 	}
 	g.Clock = &Clock{Remaining: [2]time.Duration{per, per}, Since: now}
-	settleClock(g)
+	settleClock(g, true, false)
 }
+
+// MaxRemaining bounds a side's time left: increments stop adding beyond
+// it, so the clock's arithmetic cannot overflow and every deadline is one
+// every store keeps (the embedded store's keys end in 2262).
+const MaxRemaining = 87600 * time.Hour
 
 // advanceClock charges the time from the clock's last event to now to the
 // side whose clock runs; never below zero.
@@ -100,26 +106,30 @@ func clockMoved(g *Game, side engine.Side) {
 	if g.TimeControl.PerMove > 0 {
 		c.Remaining[side] = g.TimeControl.PerMove
 	} else {
-		c.Remaining[side] += g.TimeControl.Increment
+		c.Remaining[side] = min(MaxRemaining, c.Remaining[side]+g.TimeControl.Increment)
 	}
 }
 
 // settleClock sets Running and Deadline from g's state, after a change:
 // a side's clock runs once both sides have moved (a side to move at ply 0
-// or 1 has not), while the game goes on.
-func settleClock(g *Game) {
+// or 1 has not), while the game goes on. A first move's deadline counts
+// from the event that gave the turn (turn: this change did), not from a
+// draw offer since. At the ply limit no clock runs: no move can be made
+// (stopped).
+func settleClock(g *Game, turn, stopped bool) {
 	c := g.Clock
 	if c == nil {
 		return
 	}
-	if g.Over() {
+	if g.Over() || stopped {
 		c.Running, c.Deadline = false, time.Time{}
 		return
 	}
 	c.Running = g.Plies >= 2
-	if c.Running {
+	switch {
+	case c.Running:
 		c.Deadline = c.Since.Add(c.Remaining[g.Position.SideToMove()])
-	} else {
+	case turn || c.Deadline.IsZero():
 		c.Deadline = c.Since.Add(g.TimeControl.FirstMove)
 	}
 }
@@ -145,7 +155,7 @@ func flagEvents(g *Game, o engine.Outcome) []Event {
 	at := g.Clock.Deadline
 	advanceClock(g, at)
 	g.Outcome, g.HasOffer = o, false
-	settleClock(g)
+	settleClock(g, false, false)
 	return []Event{{Kind: EventEnded, Outcome: o, Time: at}}
 }
 
@@ -200,17 +210,32 @@ func (s *Service) expireDue(ctx context.Context) error {
 		// One game that cannot be ended (a record that no longer reads)
 		// must not hold up the others: its error is reported, and the
 		// rest go on.
-		var first error
-		ended := 0
+		// Several at once: a store that groups commits (the embedded one)
+		// then ends a burst of due games in a few commits, not one each.
+		var (
+			mu    sync.Mutex
+			first error
+			ended int
+			wg    sync.WaitGroup
+			slots = make(chan struct{}, expireWorkers)
+		)
 		for _, id := range ids {
-			ok, err := s.expired(ctx, id)
-			if ok {
-				ended++
-			}
-			if err != nil && !errors.Is(err, ErrNotFound) && first == nil {
-				first = fmt.Errorf("game %s: %w", id, err)
-			}
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				ok, err := s.expired(ctx, id)
+				mu.Lock()
+				defer mu.Unlock()
+				if ok {
+					ended++
+				}
+				if err != nil && !errors.Is(err, ErrNotFound) && first == nil {
+					first = fmt.Errorf("game %s: %w", id, err)
+				}
+			}()
 		}
+		wg.Wait()
 		// A full batch asks for the next, unless it ended nothing: then the
 		// same games would come back (another replica is ending them, or
 		// they cannot be), and the next round tries again.
@@ -226,6 +251,9 @@ func (s *Service) expireDue(ctx context.Context) error {
 var errClockDue = errors.New("the game's deadline has passed")
 
 const dueBatch = 100
+
+// expireWorkers is how many due games one server ends at once.
+const expireWorkers = 16
 
 // clockPoll is how often runClocks asks the store for due games: a game
 // ends at most about this long after its deadline (docs/api.md, Clocks).

@@ -297,3 +297,57 @@ func TestClockBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstMoveDeadlineKeepsThroughOffers: a draw offer, or its answer,
+// before a side's first move does not move that move's deadline, which
+// counts from the event that gave the turn.
+func TestFirstMoveDeadlineKeepsThroughOffers(t *testing.T) {
+	s, clk := newClockService(t)
+	ctx := context.Background()
+	g, tok, _ := s.CreateTimed(ctx, engine.DefaultVariant(), TimeControl{Initial: time.Minute})
+	clk.set(20 * time.Second)
+	if _, err := s.OfferDraw(ctx, g.ID, tok.Red); err != nil {
+		t.Fatal(err)
+	}
+	clk.set(25 * time.Second)
+	g, err := s.AnswerDrawOffer(ctx, g.ID, tok.Black, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClock(t, "after an offer and its answer", g.Clock, time.Minute, time.Minute, false, 30*time.Second)
+	clk.set(30 * time.Second)
+	if _, err := s.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3"}); err == nil {
+		t.Fatal("a first move at its deadline (30 s from creation) was played")
+	}
+}
+
+// TestIncrementCapped: a side's time never grows past MaxRemaining, so a
+// long game with a large increment cannot overflow its clock.
+func TestIncrementCapped(t *testing.T) {
+	g := &Game{TimeControl: TimeControl{Initial: MaxRemaining - time.Second, Increment: time.Hour},
+		Clock: &Clock{Remaining: [2]time.Duration{MaxRemaining - time.Second, 5}}}
+	clockMoved(g, engine.Red)
+	clockMoved(g, engine.Black)
+	if g.Clock.Remaining != [2]time.Duration{MaxRemaining, 5 + time.Hour} {
+		t.Errorf("remaining %v, want Red capped at %v and Black 1h5ns", g.Clock.Remaining, MaxRemaining)
+	}
+}
+
+// TestClocksStopAtThePlyLimit: at --max-game-plies no move can be made,
+// so no clock runs: nobody loses on time for it.
+func TestClocksStopAtThePlyLimit(t *testing.T) {
+	clk := &fakeClock{t: clockT0}
+	lim := DefaultLimits
+	lim.MaxPlies = 2
+	s := NewService(NewMemoryStore(), lim, WithClock(clk.now))
+	ctx := context.Background()
+	g, tok, _ := s.CreateTimed(ctx, engine.DefaultVariant(), TimeControl{Initial: 5 * time.Second})
+	mustMove(t, s, g.ID, tok.Red, "e2-d3")
+	res := mustMove(t, s, g.ID, tok.Black, "c6-d5")
+	wantClock(t, "at the ply limit", res.Game.Clock, 5*time.Second, 5*time.Second, false, -1)
+	clk.set(time.Hour)
+	s.expireDue(ctx)
+	if g, _ = s.Get(ctx, g.ID); g.Over() {
+		t.Errorf("ended at the ply limit: %v", g.Outcome)
+	}
+}

@@ -102,7 +102,7 @@ func (s *Service) change(ctx context.Context, id, token string, fn func(*Game, e
 		if err != nil {
 			return nil, err
 		}
-		settleClock(g)
+		settleClock(g, false, s.atLengthLimit(g))
 		g.Version++
 		g.UpdateTime = now
 		s.stamp(g, events)

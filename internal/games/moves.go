@@ -326,7 +326,7 @@ func (s *Service) play(g *Game, side engine.Side, text string) (*MoveResult, []E
 		g.HasOffer = false
 		moved = append(moved, Event{Kind: EventEnded, Outcome: g.Outcome})
 	}
-	settleClock(g)
+	settleClock(g, true, s.atLengthLimit(g))
 	s.stamp(g, moved)
 	events = append(events, moved...)
 	return &MoveResult{Move: played, Game: g, Sequence: moved[0].Sequence}, events, nil

@@ -435,14 +435,23 @@ func timeControlFromProto(tc *damonev1.TimeControl) (games.TimeControl, error) {
 		if f.d == nil {
 			continue
 		}
-		if err := f.d.CheckValid(); err != nil || f.d.AsDuration() < 0 || (f.name != "increment" && f.d.AsDuration() == 0) {
+		if err := f.d.CheckValid(); err != nil {
+			return out, badField(field+"."+f.name, "not a valid duration: %v", err)
+		}
+		if f.d.AsDuration() < 0 || (f.name != "increment" && f.d.AsDuration() == 0) {
 			what := "above 0"
 			if f.name == "increment" {
 				what = "0 or more"
 			}
-			return out, badField(field+"."+f.name, "must be a duration %s, e.g. \"180s\"", what)
+			return out, badField(field+"."+f.name, "must be a duration %s, e.g. \"180s\"; got %v", what, f.d.AsDuration())
+		}
+		if f.d.GetSeconds() > int64(games.MaxRemaining/time.Second) {
+			return out, badField(field+"."+f.name, "%ds is out of range: a clock holds at most %v", f.d.GetSeconds(), games.MaxRemaining)
 		}
 		*f.to = f.d.AsDuration()
+	}
+	if tc.GetPerMove() != nil && tc.GetIncrement() != nil {
+		return out, badField(field+".increment", "an increment goes with initial, not with per_move (even 0s)")
 	}
 	if out == (games.TimeControl{}) {
 		return out, badField(field, "give initial (with an optional increment, e.g. {\"initial\": \"180s\", \"increment\": \"2s\"}) or per_move; leave time_control out for no clock")
