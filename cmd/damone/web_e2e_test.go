@@ -178,6 +178,18 @@ func TestWebBoard(t *testing.T) {
 	missing.waitJS(`location.pathname === "/games/nosuchgame" && document.getElementById("message").textContent.startsWith(`+
 		jsString(notFound.Message)+`) && document.getElementById("conn").textContent === "not followed"`, "the server's NOT_FOUND")
 
+	// An address that names no game is said so, and nothing is asked of
+	// the API for it.
+	for _, path := range []string{"/games/%FF", "/games/a%2Fb", "/games/..%2Frules:listLegalMoves"} {
+		missing.do(chromedp.Navigate(origin + path))
+		missing.waitJS(`document.getElementById("message").textContent.startsWith("This address names no game")`, "the refusal of "+path)
+	}
+	for _, u := range tabRequests(missing.ctx) {
+		if strings.Contains(u, "/v1/") && !strings.Contains(u, "nosuchgame") {
+			t.Errorf("a bad game address led to an API call: %s", u)
+		}
+	}
+
 	red := webTab{t, newTab(t, browser), "red"}
 	black := webTab{t, newTab(t, browser), "black"}
 	watch := webTab{t, newTab(t, browser), "watcher"}
@@ -195,6 +207,12 @@ func TestWebBoard(t *testing.T) {
 	if got := watch.text("role"); got != "You are watching." {
 		t.Errorf("watcher tab's role: %q", got)
 	}
+	// A watcher may flip the board too, and flip it back.
+	watch.do(chromedp.Click(chromedp.CSS("#flip")))
+	if got := watch.eval(`document.querySelector("#board-wrap text.coord").textContent`); got != "h" {
+		t.Errorf("the watcher's flipped board starts its files with %q, want h", got)
+	}
+	watch.do(chromedp.Click(chromedp.CSS("#flip")))
 
 	// Moves by clicking; every tab shows each one once.
 	red.click("h1")
@@ -300,6 +318,9 @@ func TestWebBoard(t *testing.T) {
 	black.waitJS(`!document.getElementById("draw-answer").hidden`, "the draw offer")
 	black.do(chromedp.Click(chromedp.CSS("#decline-draw")))
 	red.waitJS(`document.getElementById("announce").textContent === "Black declined the draw."`, "the declined offer")
+	// Resigning takes a second click: the first only asks.
+	black.do(chromedp.Click(chromedp.CSS("#resign")))
+	black.waitJS(`document.getElementById("resign").textContent === "Click again to resign"`, "the resign confirmation")
 	black.do(chromedp.Click(chromedp.CSS("#resign")))
 	for _, tab := range []webTab{red, black, watch} {
 		tab.waitJS(`document.getElementById("status").textContent === "Game over: Red wins by resignation." && document.getElementById("conn").textContent === "game over"`, "the end by resignation")

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -99,7 +100,9 @@ func New() (*Site, error) {
 		s.files[name] = compressed(f.body, f.contentType, hash)
 	}
 	page = bytes.ReplaceAll(page, []byte("/assets/_/"), []byte(s.prefix))
-	s.page = compressed(page, contentTypes[".html"], hash)
+	// The page's own tag: its text changes without its assets too.
+	pageSum := sha256.Sum256(page)
+	s.page = compressed(page, contentTypes[".html"], hex.EncodeToString(pageSum[:])[:16])
 	return s, nil
 }
 
@@ -162,16 +165,20 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, f file) {
 	h.Set("Content-Type", f.contentType)
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", f.etag)
 	h.Set("Vary", "Accept-Encoding")
-	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, f.etag) {
+	// Each encoding is its own representation, with its own tag.
+	body, etag := f.body, f.etag
+	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if gz {
+		body, etag = f.gz, strings.TrimSuffix(f.etag, `"`)+`-gzip"`
+	}
+	h.Set("ETag", etag)
+	if match := r.Header.Get("If-None-Match"); match == "*" || match != "" && strings.Contains(match, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body := f.body
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	if gz {
 		h.Set("Content-Encoding", "gzip")
-		body = f.gz
 	}
 	h.Set("Content-Length", fmt.Sprint(len(body)))
 	if r.Method == http.MethodHead {
@@ -188,8 +195,14 @@ func acceptsGzip(v string) bool {
 		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
 			continue
 		}
-		params = strings.ReplaceAll(params, " ", "")
-		return !strings.HasPrefix(params, "q=0") || strings.HasPrefix(params, "q=0.") && strings.Trim(params[4:], "0") != ""
+		for param := range strings.SplitSeq(params, ";") {
+			k, q, _ := strings.Cut(strings.TrimSpace(param), "=")
+			if strings.EqualFold(strings.TrimSpace(k), "q") {
+				n, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+				return err == nil && n > 0
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -55,9 +57,15 @@ func TestPageAndAssetHeaders(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), `src="`+s.AssetPrefix()+`app.js"`) || strings.Contains(rec.Body.String(), "/assets/_/") {
 			t.Errorf("GET %s: the page does not load the hashed app.js:\n%s", path, rec.Body)
 		}
-		// Revalidation with the ETag is a 304 without a body.
-		if again := get(mux, path, "If-None-Match", h.Get("ETag")); again.Code != http.StatusNotModified || again.Body.Len() != 0 {
-			t.Errorf("GET %s with If-None-Match: %d, %d bytes", path, again.Code, again.Body.Len())
+		// Revalidation with the ETag is a 304 without a body; the gzipped
+		// representation has a tag of its own.
+		for _, match := range []string{h.Get("ETag"), "*"} {
+			if again := get(mux, path, "If-None-Match", match); again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+				t.Errorf("GET %s with If-None-Match %s: %d, %d bytes", path, match, again.Code, again.Body.Len())
+			}
+		}
+		if gz := get(mux, path, "Accept-Encoding", "gzip"); gz.Header().Get("ETag") == h.Get("ETag") {
+			t.Errorf("GET %s: the gzipped page has the plain page's ETag %s", path, h.Get("ETag"))
 		}
 	}
 	rec := get(mux, s.AssetPrefix()+"app.js")
@@ -81,6 +89,7 @@ func TestGzipNegotiation(t *testing.T) {
 	}{
 		{"", false}, {"gzip", true}, {"br, gzip;q=0.8", true}, {"GZIP", true},
 		{"gzip;q=0", false}, {"gzip; q=0.0", false}, {"gzip;q=0.001", true}, {"identity", false}, {"x-gzip", false},
+		{"gzip;level=1;q=0", false}, {"gzip;q=", false}, {"gzip;level=9", true},
 	} {
 		rec := get(mux, s.AssetPrefix()+"app.js", "Accept-Encoding", tc.accept)
 		gz := rec.Header().Get("Content-Encoding") == "gzip"
@@ -106,6 +115,19 @@ func TestGzipNegotiation(t *testing.T) {
 
 // TestTransferBudget: a game page, everything it loads, gzipped, is at
 // most 60 KB (the issue's budget).
+// TestPageTagFollowsItsText: the page's ETag changes with the page's own
+// text, not only with its assets'.
+func TestPageTagFollowsItsText(t *testing.T) {
+	s, _ := newMux(t)
+	if s.page.etag == s.files["app.js"].etag {
+		t.Errorf("the page's ETag %s is the assets' hash", s.page.etag)
+	}
+	sum := sha256.Sum256(s.page.body)
+	if want := `"` + hex.EncodeToString(sum[:])[:16] + `"`; s.page.etag != want {
+		t.Errorf("page ETag %s, want %s (a hash of its text)", s.page.etag, want)
+	}
+}
+
 func TestTransferBudget(t *testing.T) {
 	s, mux := newMux(t)
 	page := get(mux, "/games/x", "Accept-Encoding", "gzip")

@@ -27,14 +27,29 @@ async function send(method, path, body, token, signal) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    if (e.name === "AbortError") throw e;
+    if (e.name === "AbortError" || e.name === "TimeoutError") throw e;
     throw new NetworkError(e.message);
   }
   return resp;
 }
 
+// callTimeout bounds a call that is not a stream: past it, the request
+// most likely never left the browser, which holds requests back while six
+// connections to the server are open (HTTP/1.1; each watch and analysis
+// holds one).
+const callTimeout = 15000;
+
 async function call(method, path, body, token) {
-  const resp = await send(method, path, body, token);
+  let resp;
+  try {
+    resp = await send(method, path, body, token, AbortSignal.timeout(callTimeout));
+  } catch (e) {
+    if (e.name === "TimeoutError" || e.name === "AbortError") {
+      throw new NetworkError(`no answer within ${callTimeout / 1000} s; if this site is open in many tabs, ` +
+        "close some: a browser keeps at most six connections to one server, and each open game or analysis holds one");
+    }
+    throw e;
+  }
   let json = null;
   try { json = await resp.json(); } catch { /* an empty or non-JSON body */ }
   if (!resp.ok) throw new ApiError(resp.status, json);

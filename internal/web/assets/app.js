@@ -98,7 +98,7 @@ function home() {
     let name = $("watch-name").value.trim();
     const m = name.match(/games\/([^/?#\s]+)/);
     const id = m ? m[1] : name;
-    if (!/^[A-Za-z0-9_-]+$/.test(id)) {
+    if (!GAME_ID.test(id)) {
       $("home-error").textContent = "A game name is games/ID, e.g. games/k3v9q2m7x1 (or the game's page address).";
       return;
     }
@@ -128,18 +128,29 @@ class GamePage {
     $("game").hidden = false;
     $("game-title").textContent = `Game ${this.name}`;
     document.title = `damone: ${this.name}`;
-    $("role").textContent = this.side ? `You play ${SIDE_NAME[this.side]}.` : "You are watching.";
     $("flip").addEventListener("click", () => this.board.flip(!this.board.flipped));
     $("move-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       const text = $("move-input").value.trim();
-      if (text) this.play(text);
+      if (text && this.game) this.play(text);
     });
-    $("resign").addEventListener("click", () => this.act(() => api.resign(this.name, this.token)));
+    $("resign").addEventListener("click", () => {
+      // A second click within 4 s confirms: resigning cannot be undone.
+      const b = $("resign");
+      if (!this.resignArmed) {
+        this.resignArmed = true;
+        b.textContent = "Click again to resign";
+        setTimeout(() => { this.resignArmed = false; b.textContent = "Resign"; }, 4000);
+        return;
+      }
+      this.resignArmed = false;
+      b.textContent = "Resign";
+      this.act(() => api.resign(this.name, this.token));
+    });
     $("offer-draw").addEventListener("click", () => this.act(() => api.offerDraw(this.name, this.token), "Draw offered."));
     $("accept-draw").addEventListener("click", () => this.act(() => api.answerDraw(this.name, this.token, true)));
     $("decline-draw").addEventListener("click", () => this.act(() => api.answerDraw(this.name, this.token, false)));
-    $("analyse").addEventListener("click", () => this.analyse());
+    $("analyse").addEventListener("click", () => { if (this.game) this.analyse(); });
     $("stop-analysis").addEventListener("click", () => this.stopAnalysis());
     for (;;) {
       try {
@@ -163,6 +174,14 @@ class GamePage {
     this.moves = game.moves || [];
     this.lastSeq = Number(game.last_event_sequence);
     $("moves").replaceChildren();
+    if (game.initial_position && game.initial_position.side_to_move === "SIDE_BLACK") {
+      // Red's column stays Red's when Black moves first.
+      const li = document.createElement("li");
+      li.textContent = "…";
+      li.className = "skip";
+      li.setAttribute("aria-hidden", "true");
+      $("moves").appendChild(li);
+    }
     this.moves.forEach((m, i) => this.addMoveItem(m, i + 1));
     this.render();
   }
@@ -242,6 +261,7 @@ class GamePage {
     const li = document.createElement("li");
     li.textContent = m.notation;
     li.dataset.ply = String(ply);
+    li.value = ply;
     li.className = m.side === "SIDE_RED" ? "red" : "black";
     li.setAttribute("aria-label", `${ply}. ${SIDE_NAME[m.side]} ${m.notation}`);
     $("moves").appendChild(li);
@@ -276,13 +296,21 @@ class GamePage {
 
     const playing = this.side && g.status !== "GAME_STATUS_FINISHED";
     $("actions").hidden = !playing;
-    $("move-form").hidden = !this.side;
+    $("move-form").hidden = !playing;
+    $("board-hint").hidden = !playing;
     const offeredToMe = playing && g.draw_offer && g.draw_offer !== this.side;
     $("draw-answer").hidden = !offeredToMe;
     if (offeredToMe) $("draw-text").textContent = `${SIDE_NAME[g.draw_offer]} offers a draw.`;
+    const pending = g.status !== "GAME_STATUS_FINISHED" && g.draw_offer && !offeredToMe;
+    $("draw-pending").hidden = !pending;
+    if (pending) $("draw-pending").textContent = g.draw_offer === this.side ?
+      "You offered a draw; it stands until answered or a move is made." : `${SIDE_NAME[g.draw_offer]} offers a draw.`;
     $("offer-draw").disabled = !!g.draw_offer;
+    // The engine answers no draw offer (docs/api.md): none to offer it.
+    $("offer-draw").hidden = !!engine;
+    $("role").textContent = this.side ? `You play ${SIDE_NAME[this.side]}.` : "You are watching.";
     if (engine) $("role").textContent = (this.side ? `You play ${SIDE_NAME[this.side]}; ` : "") +
-      `the engine plays ${SIDE_NAME[engine.side]} (${engine.move_time ? engine.move_time + " a move" : "depth " + engine.depth}).`;
+      `the engine plays ${SIDE_NAME[engine.side]} (${engine.move_time ? seconds(engine.move_time) + " s a move" : "depth " + engine.depth}).`;
     if (this.myTurn()) this.loadLegal();
     if (this.analysis && this.analysis.text !== pos.text) this.analyse();
   }
@@ -308,7 +336,7 @@ class GamePage {
     if (c.first_move_deadline && this.game.status !== "GAME_STATUS_FINISHED") {
       const left = Math.max(0, Date.parse(c.first_move_deadline) - now);
       $("clock-" + (this.game.position.side_to_move === "SIDE_RED" ? "red" : "black")).textContent +=
-        ` (first move within ${Math.ceil(left / 1000)} s)`;
+        ` (first move within ${clockText(left)})`;
     }
     clearTimeout(this.clockTimer);
     if ((c.running && c.deadline) || c.first_move_deadline) this.clockTimer = setTimeout(() => this.renderClocks(), 200);
@@ -360,6 +388,7 @@ class GamePage {
   // several captures end there). An attempt no legal move matches is sent
   // as it is, for the server to explain.
   pick(sq) {
+    if (!this.game) return;
     $("message").textContent = "";
     if (sq === null) { this.select(null); return; }
     if (!this.side || this.game.status === "GAME_STATUS_FINISHED") {
@@ -411,9 +440,25 @@ class GamePage {
       await api.makeMove(this.name, this.token, body);
       $("move-input").value = "";
     } catch (e) {
-      $("message").textContent = describeError(e);
-      announce(`Move ${notation} refused: ${e.message}`);
+      let text = describeError(e);
+      if (e instanceof ApiError && e.reason === "NOT_YOUR_TURN" && this.myTurn()) {
+        text += ` The token in this page's address is not ${SIDE_NAME[this.side]}'s: use the link made for ${SIDE_NAME[this.side]}.`;
+      }
+      if (e instanceof ApiError && e.code === 10) { // ABORTED: the game moved on meanwhile
+        text = "The game changed while this move was sent, so it was not played: the board now shows the game as it is.";
+        this.resync();
+      }
+      $("message").textContent = text;
+      announce(`Move ${notation} refused: ${text}`);
     }
+  }
+
+  // resync reads the game again (after a refused move on a stale board);
+  // the watch stream then skips what the snapshot holds.
+  async resync() {
+    try {
+      this.snapshot(await api.getGame(this.name));
+    } catch { /* the stream catches up, or shows it cannot */ }
   }
 
   async act(fn, done) {
@@ -429,17 +474,23 @@ class GamePage {
   // analyse streams AnalyzePosition for the shown position until Stop (or
   // the server's time cap); a new position restarts it.
   async analyse() {
+    const previous = this.analysis;
     this.stopAnalysis();
     const pos = this.game.position;
     const ctl = new AbortController();
-    const run = { text: pos.text, ctl };
+    let done;
+    const run = { text: pos.text, ctl, done: new Promise((r) => { done = r; }) };
     this.analysis = run;
+    // The server counts an analysis until its stream has closed: wait for
+    // the one just stopped, so this one does not find every slot taken.
+    if (previous) await Promise.race([previous.done, sleep(2000)]);
     $("analyse").disabled = true;
     $("stop-analysis").disabled = false;
     $("analysis-status").textContent = "Analysing…";
     const out = $("analysis-lines-out");
     out.replaceChildren();
     const body = { position: { text: pos.text }, variant: this.game.variant, infinite: true, lines: Number($("analysis-lines").value) };
+    for (let attempt = 1; ; attempt++) {
     try {
       await stream("POST", "/v1/analysis:analyzePosition", body, ctl.signal, (r) => {
         if (this.analysis !== run) return;
@@ -458,9 +509,18 @@ class GamePage {
           }));
         }
       });
+      break;
     } catch (e) {
+      // A slot freed by another page's stopped analysis may take a moment.
+      if (e instanceof ApiError && e.httpStatus === 429 && attempt < 4 && this.analysis === run) {
+        await sleep(300 * attempt);
+        continue;
+      }
       if (e.name !== "AbortError" && this.analysis === run) $("analysis-status").textContent = describeError(e);
+      break;
     }
+    }
+    done();
     if (this.analysis === run) {
       this.analysis = null;
       $("analyse").disabled = false;
@@ -495,6 +555,7 @@ function retryable(e) {
 
 function outcomeText(o) {
   if (!o) return "";
+  if (o.reason === "OUTCOME_REASON_AGREED_DRAW") return "Draw agreed";
   return `${RESULTS[o.result] || o.result} by ${REASONS[o.reason] || o.reason}`;
 }
 
@@ -533,6 +594,21 @@ function capturedText(moves) {
   return `${side("SIDE_RED")}; ${side("SIDE_BLACK")}.`;
 }
 
+// A game's id as the service makes them (docs/api.md, The game resource).
+const GAME_ID = /^[A-Za-z0-9_-]{1,63}$/;
+
 const m = location.pathname.match(/^\/games\/([^/]+)$/);
-if (m) new GamePage(decodeURIComponent(m[1])).start();
-else home();
+if (m) {
+  let id = null;
+  try { id = decodeURIComponent(m[1]); } catch { /* not UTF-8 */ }
+  if (id !== null && GAME_ID.test(id)) {
+    new GamePage(id).start();
+  } else {
+    $("game").hidden = false;
+    $("game-title").textContent = "No such game";
+    $("message").textContent = "This address names no game: a game's page is /games/ID, with the ID the service gave it.";
+    $("conn").hidden = true;
+  }
+} else {
+  home();
+}
