@@ -137,6 +137,11 @@ manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS
 manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
 	go test ./k8s/...
 
+.PHONY: test-k8s
+test-k8s: ## Apply every overlay to a real kube-apiserver (built once by scripts/k8s-tools; minutes when cold): accepted, idempotent, upgradable
+	scripts/k8s-tools build
+	cd tools/k8s && go test -count=1 -v ./apiserver/
+
 ##@ Engine play (docs/engine.md, docs/BENCHMARKS.md)
 
 # The published matches: 100 pairs each, seed 1, openings after 4 random
