@@ -50,6 +50,7 @@ test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwawa
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	go vet ./...
 	scripts/test-postgres run bash -c 'go test ./... && go test -race ./internal/games/ ./internal/server/ ./internal/metrics/ ./internal/store/...'
+	$(MAKE) --no-print-directory test-rules
 	$(MAKE) --no-print-directory soak DURATION=60s SOAK_KILL_EVERY=12s
 	scripts/interop
 
@@ -136,6 +137,19 @@ manifests: ## Render every k8s/overlays/* with kustomize's Go API into MANIFESTS
 .PHONY: manifests-check
 manifests-check: ## Check the manifests: strict decoding, semantic checks, the binary they run (part of make test)
 	go test ./k8s/...
+
+# The rules' one copy is the PrometheusRule; promtool reads the plain rules
+# file damone-rules derives from it, and finds a test's rule_files beside
+# the test, so both go into RULES_DIR.
+RULES_DIR := bin/rules
+
+.PHONY: test-rules
+test-rules: deps ## promtool: check the alerting and recording rules (k8s/base/prometheusrule.yaml) and run their unit tests (k8s/monitoring/tests; part of make test)
+	rm -rf $(RULES_DIR) && mkdir -p $(RULES_DIR)
+	go run ./k8s/cmd/damone-rules -k8s k8s -out $(RULES_DIR)/damone.rules.yaml
+	cp k8s/monitoring/tests/*_test.yaml $(RULES_DIR)/
+	promtool check rules $(RULES_DIR)/damone.rules.yaml
+	cd $(RULES_DIR) && promtool test rules *_test.yaml
 
 .PHONY: test-k8s
 test-k8s: ## Apply every overlay to a real kube-apiserver (built once by scripts/k8s-tools; minutes when cold): accepted, idempotent, upgradable
