@@ -50,6 +50,7 @@ type objects struct {
 	hpas            []autoscalingv2.HorizontalPodAutoscaler
 	pdbs            []policyv1.PodDisruptionBudget
 	serviceMonitors []monitoringv1.ServiceMonitor
+	prometheusRules []monitoringv1.PrometheusRule
 	netpols         []networkingv1.NetworkPolicy
 }
 
@@ -112,6 +113,11 @@ func decode(dir string) (*objects, error) {
 			var x monitoringv1.ServiceMonitor
 			if strict(&x) {
 				o.serviceMonitors = append(o.serviceMonitors, x)
+			}
+		case "monitoring.coreos.com/v1, Kind=PrometheusRule":
+			var x monitoringv1.PrometheusRule
+			if strict(&x) {
+				o.prometheusRules = append(o.prometheusRules, x)
 			}
 		case "networking.k8s.io/v1, Kind=NetworkPolicy":
 			var x networkingv1.NetworkPolicy
@@ -336,6 +342,9 @@ func check(o *objects, bin *binary) []error {
 			metas = append(metas, x.ObjectMeta)
 		}
 		for _, x := range o.serviceMonitors {
+			metas = append(metas, x.ObjectMeta)
+		}
+		for _, x := range o.prometheusRules {
 			metas = append(metas, x.ObjectMeta)
 		}
 		for _, x := range o.netpols {
@@ -857,6 +866,9 @@ func check(o *objects, bin *binary) []error {
 			fail("Deployment/"+d.Name, "no NetworkPolicy selects its pods")
 		}
 	}
+
+	// PrometheusRules: rules_test.go.
+	checkPrometheusRules(o, fail)
 	return errs
 }
 
@@ -905,6 +917,18 @@ func TestChecksCatchMistakes(t *testing.T) {
 		{"dashboard JSON broken", "grafana/damone.json", `"uid": "damone",`, `"uid": "damone"`, "dashboard JSON"},
 		{"dashboard on a fixed data source", "grafana/damone.json", `"uid": "${datasource}"`, `"uid": "P1809F7CD0C75ACF3"`, "no fixed data source"},
 		{"dashboard under a key Grafana skips", "grafana/kustomization.yaml", "      - damone.json", "      - damone=damone.json", "only files ending in .json"},
+		{"alerts left out", "base/kustomization.yaml", "  - prometheusrule.yaml\n", "", "no PrometheusRule"},
+		{"misspelt rule field", "base/prometheusrule.yaml", "          for: 2m\n", "          fro: 2m\n", "unknown field"},
+		{"alert without for", "base/prometheusrule.yaml", "          for: 1m\n", "", "no for"},
+		{"alert for zero", "base/prometheusrule.yaml", "          for: 1m\n", "          for: 0s\n", "not a positive Prometheus duration"},
+		{"alert without severity", "base/prometheusrule.yaml", "          for: 15m\n          labels:\n            severity: warning", "          for: 15m\n          labels:\n            team: damone", `severity label ""`},
+		{"runbook section missing", "base/prometheusrule.yaml", "operations.md#damonedown", "operations.md#damone-down", "want the alert's own, #damonedown"},
+		{"alert without description", "base/prometheusrule.yaml", "            description: \"{{ $value | humanizePercentage }} of the game store's", "            details: \"{{ $value | humanizePercentage }} of the game store's", "no description annotation"},
+		{"rules unselected with the monitor", "base/prometheusrule.yaml", "  labels:\n    app.kubernetes.io/name: damone\nspec:", "  labels:\n    app: damone\nspec:", "lacks ServiceMonitor damone's label app.kubernetes.io/name"},
+		{"alert on a job not scraped", "base/prometheusrule.yaml", `absent(up{job="damone-games"})`, `absent(up{job="damone-game"})`, `job="damone-game" matches no scraped job`},
+		{"no alert on a job vanishing", "base/prometheusrule.yaml", `            or on (job) absent(up{job="damone-games"})` + "\n", "", `no alert on absent(up{job="damone-games"})`},
+		{"pod pattern misses a Deployment", "base/prometheusrule.yaml", `pod=~"damone-(rules|games)-[a-z0-9]+-[a-z0-9]+"}) == 0`, `pod=~"damone-(rule|games)-[a-z0-9]+-[a-z0-9]+"}) == 0`, "does not match the pods of Deployment damone-rules"},
+		{"container renamed", "base/deployment-rules.yaml", "        - name: damone\n", "        - name: server\n", `container="damone" does not match container "server"`},
 	}
 	for _, m := range mutations {
 		t.Run(m.name, func(t *testing.T) {
