@@ -259,6 +259,9 @@ const expireWorkers = 16
 // ends at most about this long after its deadline (docs/api.md, Clocks).
 const clockPoll = 100 * time.Millisecond
 
+// clockErrorEvery spaces the reports of failing rounds.
+const clockErrorEvery = 30 * time.Second
+
 // runClocks ends games by their clocks until ctx ends: every interval it
 // asks the store for the games whose deadline has passed, so a game ends
 // on time whichever replica is up, and after a restart, games whose
@@ -268,8 +271,12 @@ const clockPoll = 100 * time.Millisecond
 func (s *Service) runClocks(ctx context.Context, interval time.Duration, onError func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var reported time.Time
 	for {
-		if err := s.expireDue(ctx); err != nil && ctx.Err() == nil && onError != nil {
+		// While the store is down every round fails: report the first
+		// failure, then one every clockErrorEvery (the metrics count all).
+		if err := s.expireDue(ctx); err != nil && ctx.Err() == nil && onError != nil && time.Since(reported) >= clockErrorEvery {
+			reported = time.Now()
 			onError(err)
 		}
 		select {

@@ -24,8 +24,9 @@ func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
 	m := &storeMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "damone_store_duration_seconds",
-			Help:    "Time of game store calls, by operation (create, get, list, update, events, request, count).",
-			Buckets: prometheus.ExponentialBuckets(10e-6, 2.5, 12), // 10 µs to about 2.4 s
+			Help:    "Time of game store calls, by operation (create, get, list, update, events, request, count, due).",
+			// 10 µs to about 9.3 s: past the 5 s bound on a store call.
+			Buckets: prometheus.ExponentialBuckets(10e-6, 2.5, 16),
 		}, []string{"operation"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "damone_store_errors_total",
