@@ -278,9 +278,9 @@ func (c *cluster) get(ctx context.Context, objs []*unstructured.Unstructured) ([
 }
 
 var (
-	crdMu        sync.Mutex
-	crdInstalled = map[schema.GroupKind]bool{}
+	crdFilesOnce sync.Once
 	crdFiles     map[schema.GroupKind]*unstructured.Unstructured
+	crdFilesErr  error
 )
 
 // promOperatorCRDs reads the CRDs shipped by the prometheus-operator
@@ -332,19 +332,17 @@ func promOperatorCRDs() (map[schema.GroupKind]*unstructured.Unstructured, error)
 // prometheus-operator module defines, and waits until the server serves
 // them.
 func (c *cluster) ensureCRDs(ctx context.Context, objs []*unstructured.Unstructured) error {
-	crdMu.Lock()
-	defer crdMu.Unlock()
-	if crdFiles == nil {
-		var err error
-		if crdFiles, err = promOperatorCRDs(); err != nil {
-			return err
-		}
+	crdFilesOnce.Do(func() { crdFiles, crdFilesErr = promOperatorCRDs() })
+	if crdFilesErr != nil {
+		return crdFilesErr
 	}
+	c.crdMu.Lock()
+	defer c.crdMu.Unlock()
 	var want []*unstructured.Unstructured
 	for _, o := range objs {
 		gk := o.GroupVersionKind().GroupKind()
-		if crd, ok := crdFiles[gk]; ok && !crdInstalled[gk] {
-			crdInstalled[gk] = true
+		if crd, ok := crdFiles[gk]; ok && !c.crdInstalled[gk] {
+			c.crdInstalled[gk] = true
 			want = append(want, crd)
 		}
 	}

@@ -30,9 +30,11 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -41,9 +43,10 @@ import (
 // it.
 const toolsScript = "scripts/k8s-tools"
 
-// cluster is a running etcd and kube-apiserver.
+// cluster is a running etcd and kube-apiserver (and, for the rollout
+// tests, kube-controller-manager, kube-scheduler and fake nodes).
 type cluster struct {
-	dir       string // logs, certificates, etcd data
+	dir       string // logs, certificates, kubeconfig, etcd data
 	procs     []*proc
 	cfg       *rest.Config
 	dyn       dynamic.Interface
@@ -51,12 +54,29 @@ type cluster struct {
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	warnings  *warnings
 	serverVer string
+
+	crdMu        sync.Mutex
+	crdInstalled map[schema.GroupKind]bool
+
+	kube        kubernetes.Interface // with controllers only
+	stopKubelet context.CancelFunc
+	kubelet     *fakeKubelet
+}
+
+// lazyCluster starts one cluster on first use.
+type lazyCluster struct {
+	once sync.Once
+	c    *cluster
+	err  error
 }
 
 var (
-	clusterOnce sync.Once
-	theCluster  *cluster
-	clusterErr  error
+	// apiOnly runs only etcd and the API server: nothing changes what the
+	// tests apply, so a second apply can be compared with the first.
+	apiOnly lazyCluster
+	// withControllers also runs the controller manager, the scheduler and
+	// fake nodes, for rollouts and evictions.
+	withControllers lazyCluster
 )
 
 // repoRoot is the repository's top folder (this package is tools/k8s/apiserver).
@@ -72,30 +92,44 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-// getCluster starts the cluster on first use and returns it. Under -short
-// the test is skipped: the check needs the tools (minutes to build once)
-// and runs through make test-k8s.
+// getCluster returns the cluster of etcd and kube-apiserver alone,
+// started on first use. Under -short the test is skipped: the check needs
+// the tools (minutes to build once) and runs through make test-k8s.
 func getCluster(t *testing.T) *cluster {
+	return apiOnly.get(t, false)
+}
+
+// getControlPlane returns the cluster that also runs the controller
+// manager, the scheduler and fake nodes.
+func getControlPlane(t *testing.T) *cluster {
+	return withControllers.get(t, true)
+}
+
+func (l *lazyCluster) get(t *testing.T, controllers bool) *cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: the API server check runs in make test-k8s")
 	}
-	clusterOnce.Do(func() {
-		var bin string
-		bin, clusterErr = toolsDir(repoRoot(t))
-		if clusterErr == nil {
-			theCluster, clusterErr = startCluster(bin)
+	l.once.Do(func() {
+		bins := []string{"etcd", "kube-apiserver"}
+		if controllers {
+			bins = append(bins, "kube-controller-manager", "kube-scheduler")
+		}
+		var dir string
+		dir, l.err = toolsDir(repoRoot(t), bins)
+		if l.err == nil {
+			l.c, l.err = startCluster(dir, controllers)
 		}
 	})
-	if clusterErr != nil {
-		t.Fatal(clusterErr)
+	if l.err != nil {
+		t.Fatal(l.err)
 	}
-	return theCluster
+	return l.c
 }
 
-// toolsDir is the folder holding bin/etcd and bin/kube-apiserver:
-// DAMONE_K8S_TOOLS_DIR if set, else what `scripts/k8s-tools dir` prints.
-func toolsDir(root string) (string, error) {
+// toolsDir is the folder whose bin/ holds the tools: DAMONE_K8S_TOOLS_DIR
+// if set, else what `scripts/k8s-tools dir` prints.
+func toolsDir(root string, bins []string) (string, error) {
 	dir := os.Getenv("DAMONE_K8S_TOOLS_DIR")
 	if dir == "" {
 		cmd := exec.Command(filepath.Join(root, toolsScript), "dir")
@@ -106,9 +140,9 @@ func toolsDir(root string) (string, error) {
 		}
 		dir = strings.TrimSpace(string(out))
 	}
-	for _, b := range []string{"etcd", "kube-apiserver"} {
+	for _, b := range bins {
 		if _, err := os.Stat(filepath.Join(dir, "bin", b)); err != nil {
-			return "", fmt.Errorf("%s is not built (%v): run `%s build` first (make test-k8s does; a cold build takes minutes)", b, err, toolsScript)
+			return "", fmt.Errorf("%s is not built (%v): run `%s build` first (make test-k8s does; a cold build takes many minutes)", b, err, toolsScript)
 		}
 	}
 	return dir, nil
@@ -116,8 +150,10 @@ func toolsDir(root string) (string, error) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if theCluster != nil {
-		theCluster.stop()
+	for _, l := range []*lazyCluster{&withControllers, &apiOnly} {
+		if l.c != nil {
+			l.c.stop()
+		}
 	}
 	os.Exit(code)
 }
@@ -142,12 +178,12 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-func startCluster(tools string) (*cluster, error) {
+func startCluster(tools string, controllers bool) (*cluster, error) {
 	dir, err := os.MkdirTemp("", "damone-apiserver-")
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir}
+	c := &cluster{dir: dir, crdInstalled: map[schema.GroupKind]bool{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -249,6 +285,11 @@ func startCluster(tools string) (*cluster, error) {
 		return nil, err
 	}
 	c.serverVer = v.GitVersion
+	if controllers {
+		if err := c.startControllers(tools, token); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return c, nil
 }
@@ -334,6 +375,9 @@ func (c *cluster) logTails() string {
 }
 
 func (c *cluster) stop() {
+	if c.stopKubelet != nil {
+		c.stopKubelet()
+	}
 	// The API server first, then etcd under it.
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]

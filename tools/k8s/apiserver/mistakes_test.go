@@ -49,6 +49,7 @@ func TestServerCatchesMistakes(t *testing.T) {
 		kind, obj   string
 		mutate      func(o map[string]any) error
 		upgrade     bool     // apply the overlay's baseline first, then the mutated objects
+		warning     bool     // the server accepts it with a warning (which the check refuses)
 		wantInError []string // all of these in the server's error
 	}
 	endpoint0 := func(f func(ep map[string]any)) func(o map[string]any) error {
@@ -100,6 +101,21 @@ func TestServerCatchesMistakes(t *testing.T) {
 			wantInError: []string{"Deployment/damone-rules", "spec.selector", "field is immutable"},
 		},
 		{
+			// Accepted, with a warning from the namespace's Pod Security
+			// "warn" label: the ReplicaSet's pods would be refused by its
+			// "enforce" label, so the Deployment would never run a pod.
+			name: "pods below the restricted Pod Security level", kind: "Deployment", obj: "damone-rules", warning: true,
+			mutate: func(o map[string]any) error {
+				cs, _, err := unstructured.NestedSlice(o, "spec", "template", "spec", "containers")
+				if err != nil {
+					return err
+				}
+				cs[0].(map[string]any)["securityContext"].(map[string]any)["allowPrivilegeEscalation"] = true
+				return unstructured.SetNestedSlice(o, cs, "spec", "template", "spec", "containers")
+			},
+			wantInError: []string{"Deployment/damone-rules: the server warned", `would violate PodSecurity "restricted:latest"`, "allowPrivilegeEscalation != false"},
+		},
+		{
 			name: "HPA metric of a type that does not exist", kind: "HorizontalPodAutoscaler", obj: "damone-rules",
 			mutate:      metric0(map[string]any{"type": "Cpu", "resource": cpu70}),
 			wantInError: []string{"HorizontalPodAutoscaler/damone-rules", "spec.metrics[0].type", "Unsupported value"},
@@ -127,7 +143,7 @@ func TestServerCatchesMistakes(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%s with the mistake was accepted", overlay)
 			}
-			if !isServerRefusal(err) {
+			if !m.warning && !isServerRefusal(err) {
 				t.Fatalf("want the API server to refuse the object, got: %v", err)
 			}
 			for _, w := range m.wantInError {
