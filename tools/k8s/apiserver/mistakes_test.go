@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -35,6 +36,25 @@ func mutated(t *testing.T, objs []*unstructured.Unstructured, kind, name string,
 		out = append(out, o)
 	}
 	return out
+}
+
+// firstAlert applies f to the first alerting rule of a PrometheusRule.
+func firstAlert(f func(rule map[string]any)) func(o map[string]any) error {
+	return func(o map[string]any) error {
+		groups, _, err := unstructured.NestedSlice(o, "spec", "groups")
+		if err != nil {
+			return err
+		}
+		for _, g := range groups {
+			for _, r := range g.(map[string]any)["rules"].([]any) {
+				if rule := r.(map[string]any); rule["alert"] != nil {
+					f(rule)
+					return unstructured.SetNestedSlice(o, groups, "spec", "groups")
+				}
+			}
+		}
+		return errors.New("no alerting rule")
+	}
 }
 
 // TestServerCatchesMistakes: a mistake that strict decoding into the Go
@@ -89,6 +109,12 @@ func TestServerCatchesMistakes(t *testing.T) {
 			name: "ServiceMonitor interval not a Prometheus duration", kind: "ServiceMonitor", obj: "damone",
 			mutate:      endpoint0(func(ep map[string]any) { ep["interval"] = "30 seconds" }),
 			wantInError: []string{"ServiceMonitor/damone", "spec.endpoints[0].interval", "should match"},
+		},
+		{
+			// Prometheus would read "5 minutes" as no duration at all.
+			name: "PrometheusRule alert for not a Prometheus duration", kind: "PrometheusRule", obj: "damone",
+			mutate:      firstAlert(func(rule map[string]any) { rule["for"] = "5 minutes" }),
+			wantInError: []string{"PrometheusRule/damone", "].for", "should match"},
 		},
 		{
 			name: "Deployment selector changed on upgrade", kind: "Deployment", obj: "damone-rules", upgrade: true,
@@ -192,6 +218,11 @@ func TestStoredChecksCatchMeaningChanges(t *testing.T) {
 				return unstructured.SetNestedField(o, int64(1), "spec", "minAvailable")
 			},
 			want: "PodDisruptionBudget/damone-rules: stored minAvailable 1",
+		},
+		{
+			name: "PrometheusRule alert without severity", kind: "PrometheusRule", obj: "damone",
+			mutate: firstAlert(func(rule map[string]any) { delete(rule["labels"].(map[string]any), "severity") }),
+			want:   "): no severity label",
 		},
 		{
 			name: "ServiceMonitor timeout over interval", kind: "ServiceMonitor", obj: "damone",

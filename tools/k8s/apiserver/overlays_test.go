@@ -214,7 +214,7 @@ func checkStored(objs []*unstructured.Unstructured) error {
 		}
 		s.services = append(s.services, svc)
 	}
-	for _, kind := range []string{"Deployment", "PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy", "ServiceMonitor"} {
+	for _, kind := range []string{"Deployment", "PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy", "ServiceMonitor", "PrometheusRule"} {
 		if len(ofKind(objs, kind)) == 0 {
 			errs = append(errs, fmt.Errorf("no %s stored: the check expects every overlay to have one", kind))
 		}
