@@ -152,7 +152,7 @@ test-rules: deps ## promtool: check the alerting and recording rules (k8s/base/p
 	cd $(RULES_DIR) && promtool test rules *_test.yaml
 
 .PHONY: test-k8s
-test-k8s: ## Apply every overlay to a real kube-apiserver (built once by scripts/k8s-tools; minutes when cold): accepted, idempotent, upgradable
+test-k8s: ## Apply every overlay to a real kube-apiserver (tools built once by scripts/k8s-tools; many minutes when cold): accepted, idempotent, upgradable; rollouts and evictions on fake nodes
 	scripts/k8s-tools build
 	cd tools/k8s && go test -count=1 -v ./apiserver/
 
