@@ -23,8 +23,8 @@ var storeOperations = []string{"create", "get", "list", "update", "events", "req
 func newStoreMetrics(reg prometheus.Registerer) *storeMetrics {
 	m := &storeMetrics{
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "damone_store_duration_seconds",
-			Help:    "Time of game store calls, by operation (create, get, list, update, events, request, count, due).",
+			Name: "damone_store_duration_seconds",
+			Help: "Time of game store calls, by operation (create, get, list, update, events, request, count, due).",
 			// 10 µs to about 9.3 s: past the 5 s bound on a store call.
 			Buckets: prometheus.ExponentialBuckets(10e-6, 2.5, 16),
 		}, []string{"operation"}),
