@@ -198,9 +198,14 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	}
 	logger.Info("store", "kind", *storeKind)
 
+	if *otlpEndpoint != "" {
+		if err := tracing.CheckEndpoint(*otlpEndpoint); err != nil {
+			return cli.Usagef("--otlp-endpoint: %v", err)
+		}
+	}
 	traced := tracing.Enabled(*otlpEndpoint)
 	if traced {
-		shutdown, err := tracing.Start(context.Background(), *otlpEndpoint, version)
+		shutdown, err := tracing.Start(context.Background(), *otlpEndpoint, version, logger)
 		if err != nil {
 			return cli.Usagef("--otlp-endpoint %q: %v", *otlpEndpoint, err)
 		}

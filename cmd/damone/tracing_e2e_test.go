@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +137,11 @@ func TestTracingRESTMakeMove(t *testing.T) {
 		if strings.HasPrefix(sp.GetName(), "store.") && parent(sp) == server {
 			stores[sp.GetName()] = true
 		}
+		// store.request finds no record for a new request id: an answer,
+		// not a failure.
+		if sp.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("span %s has an error status: %v", sp.GetName(), sp.GetStatus())
+		}
 	}
 	if !stores["store.get"] || !stores["store.update"] {
 		t.Errorf("store spans under the server span: %v; trace: %v", stores, names)
@@ -218,6 +225,47 @@ func TestPprofFlag(t *testing.T) {
 		}
 		if code, _ := svHTTP(t, "GET", s.url("/debug/pprof/"), "", nil); code == 200 {
 			t.Errorf("--pprof=%v: the REST port serves /debug/pprof/", on)
+		}
+	}
+}
+
+// TestTracingUnsampledTraceNamesNothing: with a sampler that keeps no
+// trace, no log line or exemplar names a trace id (it would lead nowhere).
+func TestTracingUnsampledTraceNamesNothing(t *testing.T) {
+	rec, endpoint := startOTLPReceiver(t)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	t.Setenv("OTEL_TRACES_SAMPLER", "always_off")
+	s := svStart(t, "--otlp-endpoint", endpoint)
+	if code, _ := svHTTP(t, "POST", s.url("/v1/games"), "", map[string]any{}); code != 200 {
+		t.Fatal(code)
+	}
+	time.Sleep(300 * time.Millisecond)
+	req, _ := http.NewRequest("GET", "http://"+s.metricsAddr+"/metrics", nil)
+	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if spans, _ := rec.snapshot(); len(spans) != 0 || strings.Contains(s.logText(), "trace_id") || strings.Contains(string(metrics), "trace_id") {
+		t.Errorf("unsampled: %d spans exported, trace ids in logs %v or exemplars %v", len(spans),
+			strings.Contains(s.logText(), "trace_id"), strings.Contains(string(metrics), "trace_id"))
+	}
+}
+
+// TestTracingBadEndpoint: an --otlp-endpoint that is not an http(s) URL
+// stops the start with a usage error naming the flag (exit 2).
+func TestTracingBadEndpoint(t *testing.T) {
+	svSkip(t)
+	for _, bad := range []string{"127.0.0.1:4317", "ftp://x", "not a url", "http://"} {
+		cmd := exec.Command(svBin, "serve", "--store", "memory", "--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
+			"--metrics-addr", "127.0.0.1:0", "--otlp-endpoint", bad)
+		cmd.Env = svEnv()
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "--otlp-endpoint") {
+			t.Errorf("--otlp-endpoint %q: %v\n%s", bad, err, out)
 		}
 	}
 }

@@ -11,7 +11,10 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -49,11 +52,17 @@ func Enabled(endpoint string) bool {
 // returns its shutdown, which flushes what is pending. The exporter reads
 // the other OTEL_EXPORTER_OTLP_* and OTEL_BSP_* variables itself; the
 // service is named "damone" unless OTEL_SERVICE_NAME says otherwise.
-func Start(ctx context.Context, endpoint, version string) (shutdown func(context.Context) error, err error) {
+func Start(ctx context.Context, endpoint, version string, log *slog.Logger) (shutdown func(context.Context) error, err error) {
 	var opts []otlptracegrpc.Option
 	if endpoint != "" {
+		if err := CheckEndpoint(endpoint); err != nil {
+			return nil, err
+		}
 		opts = append(opts, otlptracegrpc.WithEndpointURL(endpoint))
 	}
+	// The exporter's failures (a collector down) go to the service's log,
+	// in its format, not to a plain-text logger of their own.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "err", err) }))
 	exp, err := otlptracegrpc.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp exporter for %q: %w", endpoint, err)
@@ -70,10 +79,20 @@ func Start(ctx context.Context, endpoint, version string) (shutdown func(context
 	return tp.Shutdown, nil
 }
 
-// TraceID returns the id of the trace ctx is in, or "" outside one: for
-// log lines and exemplars.
+// CheckEndpoint checks an --otlp-endpoint: a URL with the scheme http
+// (plaintext) or https (TLS) and a host, e.g. http://otel-collector:4317.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want a URL such as http://otel-collector:4317 (https:// for TLS), got %q", endpoint)
+	}
+	return nil
+}
+
+// TraceID returns the id of the sampled trace ctx is in, or "": for log
+// lines and exemplars, which must lead to a trace that was sent.
 func TraceID(ctx context.Context) string {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() && sc.IsSampled() {
 		return sc.TraceID().String()
 	}
 	return ""
@@ -89,7 +108,9 @@ func span(ctx context.Context, name string, attrs ...attribute.KeyValue) (contex
 }
 
 func end(sp trace.Span, err error) {
-	if err != nil {
+	// A missing game or request record, a lost race and a replayed
+	// request are answers, not failures (as damone_store_errors_total).
+	if err != nil && !errors.Is(err, games.ErrNotFound) && !errors.Is(err, games.ErrConflict) && !errors.Is(err, games.ErrDuplicateRequest) {
 		sp.RecordError(err)
 		sp.SetStatus(codes.Error, err.Error())
 	}
