@@ -171,14 +171,7 @@ func TestTracingRESTMakeMove(t *testing.T) {
 	}
 
 	// The latency histogram carries the trace as an exemplar (OpenMetrics).
-	req, _ := http.NewRequest("GET", "http://"+s.metricsAddr+"/metrics", nil)
-	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	metrics := openMetrics(t, s)
 	exemplar := false
 	for line := range strings.SplitSeq(string(metrics), "\n") {
 		if strings.HasPrefix(line, "grpc_server_handling_seconds_bucket{") && strings.Contains(line, `grpc_method="MakeMove"`) &&
@@ -240,14 +233,7 @@ func TestTracingUnsampledTraceNamesNothing(t *testing.T) {
 		t.Fatal(code)
 	}
 	time.Sleep(300 * time.Millisecond)
-	req, _ := http.NewRequest("GET", "http://"+s.metricsAddr+"/metrics", nil)
-	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	metrics := openMetrics(t, s)
 	if spans, _ := rec.snapshot(); len(spans) != 0 || strings.Contains(s.logText(), "trace_id") || strings.Contains(string(metrics), "trace_id") {
 		t.Errorf("unsampled: %d spans exported, trace ids in logs %v or exemplars %v", len(spans),
 			strings.Contains(s.logText(), "trace_id"), strings.Contains(string(metrics), "trace_id"))
@@ -268,4 +254,22 @@ func TestTracingBadEndpoint(t *testing.T) {
 			t.Errorf("--otlp-endpoint %q: %v\n%s", bad, err, out)
 		}
 	}
+}
+
+// openMetrics scrapes the server's metrics as OpenMetrics, the format that
+// carries exemplars.
+func openMetrics(t *testing.T, s *svServer) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+s.metricsAddr+"/metrics", nil)
+	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

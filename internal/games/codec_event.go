@@ -98,9 +98,7 @@ func scanEvent(b []byte, r *eventRecord) bool {
 	s.lit(`,"seq":`)
 	r.Sequence = s.int(math.MinInt64, math.MaxInt64)
 	s.lit(`,"time":`)
-	if from, to := s.quoted(); s.ok && r.Time.UnmarshalJSON(b[from:to]) != nil {
-		s.ok = false
-	}
+	s.time(&r.Time)
 	s.lit(`,"kind":`)
 	r.Kind = EventKind(s.int(0, math.MaxUint8))
 	s.lit(`,"ply":`)
@@ -138,9 +136,7 @@ func scanEvent(b []byte, r *eventRecord) bool {
 		s.lit(`]`)
 		if s.has(`,"deadline":`) {
 			r.Clock.Deadline = new(time.Time)
-			if from, to := s.quoted(); s.ok && r.Clock.Deadline.UnmarshalJSON(b[from:to]) != nil {
-				s.ok = false
-			}
+			s.time(r.Clock.Deadline)
 		}
 		if s.has(`,"running":`) {
 			r.Clock.Running = s.bool()
@@ -247,6 +243,13 @@ func (s *recordScanner) bool() bool {
 		s.ok = false
 	}
 	return false
+}
+
+// time reads a quoted time as time.Time's UnmarshalJSON reads it.
+func (s *recordScanner) time(t *time.Time) {
+	if from, to := s.quoted(); s.ok && t.UnmarshalJSON(s.src[from:to]) != nil {
+		s.ok = false
+	}
 }
 
 // variant reads a variantRecord.

@@ -101,18 +101,18 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			}
 		}
 		// Past its deadline the game is over, whether or not a timer has
-		// ended it yet: end it now, and refuse the move with its outcome.
+		// ended it yet (here, or while play checks the move): end it now,
+		// and the next round refuses the move with its outcome.
+		var (
+			res    *MoveResult
+			events []Event
+		)
 		if _, due := clockOutcome(g, s.now()); due {
-			if err := s.expire(ctx, g.ID); err != nil {
-				return nil, storeError(err)
-			}
-			continue
+			err = errClockDue
+		} else if err = checkExpectations(g, r); err == nil {
+			res, events, err = s.play(g, side, r.Move)
 		}
-		if err := checkExpectations(g, r); err != nil {
-			return nil, err
-		}
-		res, events, err := s.play(g, side, r.Move)
-		if errors.Is(err, errClockDue) { // the deadline passed while checking it
+		if errors.Is(err, errClockDue) {
 			if err := s.expire(ctx, g.ID); err != nil {
 				return nil, storeError(err)
 			}
