@@ -337,6 +337,10 @@ func TestWebBoard(t *testing.T) {
 	eng.waitTarget("d3")
 	eng.click("d3")
 	eng.waitJS(`document.querySelectorAll("#moves li").length === 2 && document.querySelector("#moves li:nth-child(2)").classList.contains("black")`, "the engine's reply")
+	// The engine answers no draw offer (docs/web.md): none is offered.
+	if eng.eval(`String(document.getElementById("offer-draw").hidden)`) != "true" {
+		t.Error("a game against the engine offers a draw")
+	}
 	if got := eng.moves()[0]; got != "e2-d3" {
 		t.Errorf("engine game: first move %q, want e2-d3", got)
 	}
