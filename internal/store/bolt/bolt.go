@@ -46,6 +46,8 @@ type Store struct {
 	writes chan *write
 	quit   chan struct{}
 	done   chan struct{}
+	// backingUp is held by the one Backup under way.
+	backingUp atomic.Bool
 }
 
 var _ games.Store = (*Store)(nil)
@@ -102,9 +104,74 @@ func Open(dir string) (*Store, error) {
 var errNothingWritten = errors.New("nothing written")
 
 // openExisting is os.OpenFile without O_CREATE: Open verified the file
-// it opens, and must not create a new one if it vanished meanwhile.
+// it opens, and must not create a new one if it vanished meanwhile. It
+// refuses anything but a regular file (something put in the file's place
+// since it was verified), without waiting: a named pipe is opened
+// non-blocking, as openFile does.
 func openExisting(name string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(name, flag&^os.O_CREATE, perm)
+	f, err := os.OpenFile(name, (flag&^os.O_CREATE)|openNoBlock, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(name, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openFile opens the store file at path to read it, refusing anything but
+// a regular file (or a symbolic link to one) with a *DamageError naming
+// it and what it is. It never blocks: a named pipe is looked at before it
+// is opened, and opened non-blocking where the system allows (in case one
+// took the file's place meanwhile).
+func openFile(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(path, info.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	if err := regular(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regular checks that the open file f (at path) is a regular file.
+func regular(path string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("embedded store: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return notRegular(path, info.Mode())
+	}
+	return nil
+}
+
+// notRegular is the refusal of a store path that is not a regular file.
+func notRegular(path string, m fs.FileMode) *DamageError {
+	what := "not a regular file"
+	switch t := m.Type(); {
+	case t&fs.ModeDir != 0:
+		what = "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case t&fs.ModeDevice != 0:
+		what = "a block device"
+	}
+	return &DamageError{Path: path, Problem: what + ", not a regular file: a store is one regular file", NotFile: true}
 }
 
 // prepare brings a verified file, or a new empty one, to the current
