@@ -20,10 +20,24 @@ const backupReserve = 64 << 20
 // dir's file system, and whether it could tell; a variable for tests.
 var freeSpace = diskFree
 
-// createSnapshot creates the file a hot backup's snapshot is written to;
-// a variable for tests.
-var createSnapshot = func(dir string) (*os.File, error) {
-	return os.CreateTemp(dir, "."+FileName+".backup-*")
+// snapshotWriter is where a hot backup's snapshot is written: its
+// temporary file; a variable for tests.
+var snapshotWriter = func(f *os.File) io.Writer { return f }
+
+// firstError is a writer that keeps the first error of w: bbolt's
+// Tx.WriteTo reports it as text only, and a full disk must still be told
+// from other failures.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (e *firstError) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // backupRefusal is a backup refused before its first byte: its message, and the
@@ -75,7 +89,7 @@ func (s *Store) Backup(ctx context.Context, w io.Writer, sized func(bytes int64)
 // function that closes and removes it.
 func (s *Store) snapshot() (*os.File, int64, func(), error) {
 	dir := filepath.Dir(s.db.Path())
-	f, err := createSnapshot(dir)
+	f, err := os.CreateTemp(dir, "."+FileName+".backup-*")
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("embedded store: backup: creating its temporary file in %s: %w", dir, err)
 	}
@@ -90,19 +104,23 @@ func (s *Store) snapshot() (*os.File, int64, func(), error) {
 		}
 	}
 	var size int64
+	w := &firstError{w: snapshotWriter(f)}
 	err = s.db.View(func(tx *bbolt.Tx) error {
 		size = tx.Size()
 		if free, ok := freeSpace(dir); ok && free-size < backupReserve {
 			return &backupRefusal{fmt.Sprintf("embedded store: backup refused: its snapshot of %d bytes would leave %d bytes free in %s, less than the %d kept for the store to grow: free some space there, or stop the server and copy the store with damone store backup --data-dir",
 				size, max(free-size, 0), dir, backupReserve), syscall.ENOSPC}
 		}
-		_, err := tx.WriteTo(f)
+		_, err := tx.WriteTo(w)
 		return err
 	})
 	if err != nil {
 		done()
 		if _, ok := err.(*backupRefusal); ok {
 			return nil, 0, nil, err
+		}
+		if w.err != nil {
+			err = w.err
 		}
 		return nil, 0, nil, fmt.Errorf("embedded store: backup: writing its snapshot to a temporary file in %s: %w", dir, err)
 	}
