@@ -61,6 +61,11 @@ func FuzzParse(f *testing.F) {
 			if wantResult == "" {
 				wantResult = "*"
 			}
+			_, verr := g.Variant()
+			skipped := verr != nil && len(g.Tags) > 0 // its movetext is not read, result token included
+			if skipped && back.Result == "" {
+				back.Result = wantResult
+			}
 			if back.Result != wantResult {
 				t.Fatalf("result %q (tag or token) read back as %q", wantResult, back.Result)
 			}
