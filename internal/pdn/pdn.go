@@ -507,8 +507,8 @@ func (p *parser) movetextToken(at pos) (bool, error) {
 		}
 	}
 	g := p.cur
+	g.Comment = p.comment // a comment before the skipped movetext, as Write puts it
 	p.resync()
-	g.Comment = ""
 	p.done = g
 	return false, nil
 }
