@@ -3,9 +3,10 @@
 // Damone that docs/notation.md (PDN) describes: our squares and moves, our
 // position text as FEN, and tags of our own for the variant's settings.
 //
-// Parse and ParseGame read the mainline of each game (moves as written,
-// without move numbers, comments, annotations or variations), its tags and
-// its result; Game.Variant reads the rule settings from the tags; Write
+// Reader reads a stream game by game in bounded memory, each game on its
+// own verdict; Parse and ParseGame read a text held in memory. Each gives
+// the mainline of each game (moves as written, without move numbers,
+// comments, annotations or variations), its tags and its result; Game.Variant reads the rule settings from the tags; Write
 // and FromGame produce a record from the engine's side. The parser checks
 // only the notation: whether the moves are legal is for the engine (see
 // package validation).
