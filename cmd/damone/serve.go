@@ -207,7 +207,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	if traced {
 		shutdown, err := tracing.Start(context.Background(), *otlpEndpoint, version, logger)
 		if err != nil {
-			return cli.Usagef("--otlp-endpoint %q: %v", *otlpEndpoint, err)
+			return cli.Usagef("--otlp-endpoint %q: %v", tracing.Redacted(*otlpEndpoint), err)
 		}
 		defer func() {
 			// Spans still buffered are sent, for a few seconds at most.
@@ -217,7 +217,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 				logger.Warn("flushing traces", "err", err)
 			}
 		}()
-		logger.Info("tracing", "otlp_endpoint", *otlpEndpoint)
+		logger.Info("tracing", "otlp_endpoint", tracing.Redacted(*otlpEndpoint))
 	}
 
 	srv, err := server.New(server.Config{
