@@ -6,7 +6,7 @@ package main
 // reused for another move), and failing calls; then every endpoint
 // (/metrics, every /debug/pprof/ page, /healthz, /readyz, the REST error
 // bodies, the gRPC statuses), the exported traces and the whole log are
-// searched for each secret (docs/deploy.md, Tracing and profiling).
+// searched for each secret (docs/deploy.md, Secrets).
 
 import (
 	"bytes"

@@ -48,7 +48,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "send traces over OTLP/gRPC to this URL, e.g. http://otel-collector:4317 (https:// for TLS); empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT is set")
-	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address")
+	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address, all but cmdline (it can hold secrets)")
 	webPage := fs.Bool("web", true, "serve the board page (/, /games/{id}) on the HTTP address, when the games service is served")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
