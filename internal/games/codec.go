@@ -495,7 +495,7 @@ func DecodeRequest(b []byte) (RequestRecord, error) {
 	if rec.DrawOffer != "" {
 		side, err := engine.ParseSide(rec.DrawOffer)
 		if err != nil {
-			return RequestRecord{}, fmt.Errorf("request record %s: draw offer: %w", rec.RequestID, err)
+			return RequestRecord{}, fmt.Errorf("request record: draw offer: %w", err)
 		}
 		r.HasOffer, r.DrawOffer = true, side
 	}

@@ -211,8 +211,10 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 		return nil, storeError(err)
 	}
 	if rec.Move != r.Move {
-		return nil, invalid("request_id", "request_id %s was already used on this game for the move %s, not %s",
-			engine.Quote(r.RequestID), engine.Quote(rec.Move), engine.Quote(r.Move))
+		// Never the id itself: messages reach logs and traces, and an id
+		// is the client's (docs/deploy.md, Tracing and profiling).
+		return nil, invalid("request_id", "request_id was already used on this game for the move %s, not %s",
+			engine.Quote(rec.Move), engine.Quote(r.Move))
 	}
 	// The record can be newer than the game read before it: read again.
 	if rec.Ply > g.Ply() {
@@ -220,7 +222,7 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 			return nil, storeError(err)
 		}
 		if rec.Ply > g.Ply() {
-			return nil, fmt.Errorf("request %s records ply %d but game %s is at ply %d", engine.Quote(reqID), rec.Ply, g.ID, g.Ply())
+			return nil, fmt.Errorf("a request record of game %s records ply %d but the game is at ply %d", g.ID, rec.Ply, g.Ply())
 		}
 	}
 	if err := s.WithMoves(ctx, g); err != nil {

@@ -316,7 +316,11 @@ func New(cfg Config) (*Server, error) {
 		// Only here, and only when asked for: profiles show the service's
 		// internals and cost CPU while taken.
 		metricsMux.HandleFunc("GET /debug/pprof/", pprof.Index)
-		metricsMux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		// The command line can hold secrets (a --postgres-dsn with its
+		// password); go tool pprof does not need it.
+		metricsMux.HandleFunc("GET /debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+			writePlain(w, http.StatusNotFound, "the command line is not served: it can hold secrets such as --postgres-dsn (docs/deploy.md, Tracing and profiling)")
+		})
 		metricsMux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		metricsMux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 		metricsMux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)

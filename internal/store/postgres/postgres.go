@@ -53,7 +53,7 @@ var _ games.Store = (*Store)(nil)
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: bad DSN: %w", err)
+		return nil, badDSN(err)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = OpTimeout
@@ -395,4 +395,18 @@ func mustSub(f embed.FS, dir string) fs.FS {
 		panic(err)
 	}
 	return sub
+}
+
+// badDSN is the error of a DSN pgx cannot parse, without the DSN: pgx
+// masks the password only where it can tell which part is one, and a
+// malformed DSN (password = x, an open quote) can defeat that.
+func badDSN(err error) error {
+	why := "unreadable"
+	var pe *pgconn.ParseConfigError
+	// pgx's text is "cannot parse `DSN`: why"; keep the why. Cutting at
+	// the last "`: " can only drop more, never keep a part of the DSN.
+	if msg := err.Error(); errors.As(err, &pe) && strings.LastIndex(msg, "`: ") >= 0 {
+		why = msg[strings.LastIndex(msg, "`: ")+len("`: "):]
+	}
+	return fmt.Errorf("postgres store: bad DSN (not shown: it can hold the password): %s", why)
 }
