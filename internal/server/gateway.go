@@ -85,12 +85,17 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 		routingErrorHandler(r.Context(), mux, out, w, r, httpCode)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isServerStream(r) {
+			mux.ServeHTTP(&streamRefusal{ResponseWriter: w}, r)
+			return
+		}
+		// A complete request is answered, even if its client has ended
+		// its sending (gateway_halfclose.go).
+		r, stop := halfCloseTolerant(r)
+		defer stop()
 		if isNDJSONStream(r) {
 			stream.ServeHTTP(w, r)
 			return
-		}
-		if isServerStream(r) {
-			w = &streamRefusal{ResponseWriter: w}
 		}
 		mux.ServeHTTP(w, r)
 	}), conn, nil

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,11 @@ func newNDJSONStream(conn *grpc.ClientConn, mux *runtime.ServeMux, maxLine int) 
 func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// HTTP/1.1: answer while the body is still being read.
 	_ = http.NewResponseController(w).EnableFullDuplex()
-	ctx := r.Context()
+	// The stream ends with the handler: a reader blocked sending to it
+	// must not outlive a client whose answer could not be written (its
+	// request's context may survive that, gateway_halfclose.go).
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	stream, err := h.client.ValidateGames(ctx)
 	if err != nil {
 		errorHandler(ctx, h.mux, h.json, w, r, err)
@@ -72,6 +77,7 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		rc := http.NewResponseController(w)
 		rc.SetReadDeadline(time.Now())
+		cancel()
 		<-readerDone
 		// The deadline is the connection's: clear it for the next request
 		// on a kept-alive connection.
