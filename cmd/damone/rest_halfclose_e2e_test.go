@@ -143,3 +143,48 @@ func TestRESTResetClientEndsValidateGames(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestRESTValidateGamesFirstLineNeverComes: with --max-call-duration 1s,
+// a validateGames body whose first request never comes (nothing, blank
+// lines only, half a line; chunked or with a Content-Length) is answered
+// like every other REST body that never comes: 504 with the status JSON,
+// code 4, a message naming max-call-duration, after the bound, and its
+// connection is closed at once; it is counted once as a REST arrival
+// timeout. A stream whose first line comes in time is served.
+func TestRESTValidateGamesFirstLineNeverComes(t *testing.T) {
+	const bound = time.Second
+	const slack = 2 * time.Second
+	s := svStart(t, "--max-call-duration", bound.String())
+	head := func(extra string) string {
+		return "POST /v1/rules:validateGames HTTP/1.1\r\nHost: " + s.httpAddr + "\r\nContent-Type: application/x-ndjson\r\n" + extra + "\r\n"
+	}
+	line := `{"id":"a","game":{"moves":["e2-d3"]}}` + "\n"
+	cases := []struct{ what, text string }{
+		{"chunked, nothing", head("Transfer-Encoding: chunked\r\n")},
+		{"chunked, blank lines", head("Transfer-Encoding: chunked\r\n") + "2\r\n\n\n\r\n"},
+		{"chunked, half a line", head("Transfer-Encoding: chunked\r\n") + fmt.Sprintf("%x\r\n%s\r\n", 10, line[:10])},
+		{"Content-Length, nothing", head(fmt.Sprintf("Content-Length: %d\r\n", len(line)))},
+		{"Content-Length, half a line", head(fmt.Sprintf("Content-Length: %d\r\n", len(line))) + line[:10]},
+	}
+	conns := make([]*rawConn, len(cases))
+	for i, c := range cases {
+		conns[i] = rawSend(t, s.httpAddr, c.text)
+	}
+	// A first line that comes at half the bound: the stream is served.
+	ok := rawSend(t, s.httpAddr, head("Transfer-Encoding: chunked\r\n"))
+	time.Sleep(bound / 2)
+	fmt.Fprintf(ok, "%x\r\n%s\r\n0\r\n\r\n", len(line), line)
+	if a := ok.answer(10 * time.Second); a.err != nil || a.code != 200 || !strings.Contains(a.body, `"id":"a"`) {
+		t.Errorf("validateGames whose first line came after %v: HTTP %d %s (%v); want 200 with its answer", bound/2, a.code, a.body, a.err)
+	}
+	for i, c := range cases {
+		a := conns[i].answer(bound + slack + 5*time.Second)
+		wantTimedOut(t, "validateGames, "+c.what, a, bound, slack)
+		if a.err == nil && !conns[i].closed(2*time.Second) {
+			t.Errorf("validateGames, %s: the connection is still open 2s after the 504", c.what)
+		}
+	}
+	if n := arrivalTimeouts(t, s, "rest"); n != len(cases) {
+		t.Errorf("damone_request_arrival_timeouts_total{transport=\"rest\"} = %d; want %d", n, len(cases))
+	}
+}

@@ -75,7 +75,7 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 	}
 	// ValidateGames' body is a stream of requests: limited a line at a
 	// time, not as a whole.
-	stream := newNDJSONStream(conn, mux, maxRequestBytes)
+	stream := newNDJSONStream(conn, mux, maxRequestBytes, bs)
 	bs.answer = func(w http.ResponseWriter, r *http.Request, err error) {
 		_, out := runtime.MarshalerForRequest(mux, r)
 		errorHandler(r.Context(), mux, out, w, r, err)

@@ -128,9 +128,9 @@ type Server struct {
 	stopping chan struct{} // closed at shutdown: ends analyses
 	search   *search.Pool
 	arrivals *arrivals // calls waiting for their request
-	// restArrivals is arrivals for the gateway's server, whose only calls
-	// that can wait for a request are REST validateGames streams; bodies
-	// bounds the arrival of every other REST call's body.
+	// restArrivals is arrivals for the gateway's server; its calls do not
+	// wait for their request, as bodies bounds the arrival of every REST
+	// call's body (validateGames: its first line) before the call opens.
 	restArrivals *arrivals
 	bodies       *bodies
 
