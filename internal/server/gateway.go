@@ -85,6 +85,13 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 		routingErrorHandler(r.Context(), mux, out, w, r, httpCode)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The gateway would serve GET /v1/games/{game}:move as GetGame of
+		// a game named "{game}:move" (400): a custom method on a game
+		// asked with another method is 405, as on every other route.
+		if m, ok := gameRouteMethod(r.URL.Path); ok && m != r.Method && strings.Contains(r.URL.Path, ":") {
+			bs.routeError(w, r, http.StatusMethodNotAllowed)
+			return
+		}
 		if isServerStream(r) {
 			mux.ServeHTTP(&streamRefusal{ResponseWriter: w}, r)
 			return
@@ -256,6 +263,7 @@ func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 	md := map[string]string{"method": r.Method, "path": r.URL.Path}
 	switch httpCode {
 	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allowedMethods(r.URL.Path))
 		err = withInfo(codes.Unimplemented, fmt.Sprintf("%s is not allowed on %s (see docs/api.md for each route's method)", r.Method, r.URL.Path),
 			reasonMethodNotAllowed, md)
 	case http.StatusNotFound:
@@ -265,6 +273,41 @@ func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 		err = invalidStatus("body", http.StatusText(httpCode))
 	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: httpCode}, r, err)
+}
+
+// allowedMethods is the Allow header (RFC 9110) of a 405 on path, a path
+// of a route (damone_http.yaml, or /board.svg): the methods its routes
+// serve. The gateway does not serve HEAD on its GET routes.
+func allowedMethods(path string) string {
+	switch {
+	case path == BoardImagePath:
+		return "GET, HEAD"
+	case path == "/v1/games": // ListGames, CreateGame
+		return "GET, POST"
+	}
+	if m, ok := gameRouteMethod(path); ok {
+		return m
+	}
+	return "POST" // the RulesService and AnalysisService routes
+}
+
+// gameVerbMethods is the method of each route on a game, by its custom
+// method ("" for GetGame), as damone_http.yaml gives them.
+var gameVerbMethods = map[string]string{
+	"": http.MethodGet, "watch": http.MethodGet, "exportPdn": http.MethodGet,
+	"move": http.MethodPost, "resign": http.MethodPost, "offerDraw": http.MethodPost, "answerDrawOffer": http.MethodPost,
+}
+
+// gameRouteMethod returns the method of the route on a game that path
+// (/v1/games/{game}[:verb]) is, if it is one.
+func gameRouteMethod(path string) (string, bool) {
+	id, ok := strings.CutPrefix(path, "/v1/games/")
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return "", false
+	}
+	_, verb, _ := strings.Cut(id, ":")
+	m, ok := gameVerbMethods[verb]
+	return m, ok
 }
 
 // statusOverride replaces the status code the default handler writes.
