@@ -243,7 +243,7 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 			field = m[1]
 		} else if b := readBody(ctx); b != nil {
 			if f := jsonFieldAt(b.Bytes(), st.Message()); f != "" {
-				field = f
+				field = bodyFieldPrefix(ctx) + f
 			}
 		}
 		err = invalidStatus(field, "the request does not decode as this method's request message: "+st.Message())
@@ -253,6 +253,25 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		code = httpStatus(st)
 	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: code}, r, err)
+}
+
+// bodyFields holds the routes whose HTTP body is one field of the request
+// message, not all of it (damone_http.yaml, body: FIELD), by RPC: a field
+// violation names a field relative to the request message (docs/api.md,
+// Error model), so a field found in such a body is under that field.
+var bodyFields = map[string]string{
+	damonev1.GameService_CreateGame_FullMethodName: "game",
+}
+
+// bodyFieldPrefix is the path of the request's body in its request
+// message, with its dot ("game."), or "" for a body that is the whole
+// message.
+func bodyFieldPrefix(ctx context.Context) string {
+	method, _ := runtime.RPCMethod(ctx)
+	if f := bodyFields[method]; f != "" {
+		return f + "."
+	}
+	return ""
 }
 
 // routingErrorHandler answers a request that matches no route in the
