@@ -25,6 +25,26 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestRequestIDs(t *testing.T) {
+	storetest.RunRequestIDs(t, func(t *testing.T) (games.Store, func() games.Store) {
+		dir := t.TempDir()
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, func() games.Store {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(dir); err != nil { // verifies the file, request records and all
+				t.Fatal(err)
+			}
+			return s
+		}
+	})
+}
+
 func TestReopenKeepsGames(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir)

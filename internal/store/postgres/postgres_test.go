@@ -72,6 +72,14 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) games.Store { return open(t, freshDSN(t)) })
 }
 
+func TestRequestIDs(t *testing.T) {
+	testDSN(t)
+	storetest.RunRequestIDs(t, func(t *testing.T) (games.Store, func() games.Store) {
+		dsn := freshDSN(t)
+		return open(t, dsn), func() games.Store { return open(t, dsn) } // another replica, or a restart
+	})
+}
+
 func TestMigrationsAreIdempotent(t *testing.T) {
 	dsn := freshDSN(t)
 	open(t, dsn)
