@@ -33,7 +33,7 @@ var (
 	// record (games.CreateRecord). Files written before it existed have
 	// none; prepare adds it.
 	bucketCreates = []byte("create_requests")
-	keySchema      = []byte("schema")
+	keySchema     = []byte("schema")
 	// schemaVersion is written into new files; schemaV1 files have no
 	// deadlines bucket (deadlines.go), which prepare builds.
 	schemaVersion = []byte("damone-2")
