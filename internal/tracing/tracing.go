@@ -171,6 +171,19 @@ func (t *store) Request(ctx context.Context, id, requestID string) (r games.Requ
 	return t.s.Request(ctx, id, requestID)
 }
 
+func (t *store) CreateRequested(ctx context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) (err error) {
+	ctx, sp := span(ctx, "store.create", gameAttr.String(g.ID))
+	defer func() { end(sp, err) }()
+	return t.s.CreateRequested(ctx, g, events, req)
+}
+
+func (t *store) CreateRequest(ctx context.Context, key string) (r games.CreateRecord, err error) {
+	// Not even the key (a digest of the client's id) is recorded.
+	ctx, sp := span(ctx, "store.request")
+	defer func() { end(sp, err) }()
+	return t.s.CreateRequest(ctx, key)
+}
+
 func (t *store) Count(ctx context.Context) (n int, err error) {
 	ctx, sp := span(ctx, "store.count")
 	defer func() { end(sp, err) }()

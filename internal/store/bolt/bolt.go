@@ -29,7 +29,11 @@ var (
 	bucketGames    = []byte("games")
 	bucketEvents   = []byte("events")   // one nested bucket per game: seq -> event
 	bucketRequests = []byte("requests") // one nested bucket per game: request id -> record
-	keySchema      = []byte("schema")
+	// bucketCreates maps a CreateGame request id's lookup key to its
+	// record (games.CreateRecord). Files written before it existed have
+	// none; prepare adds it.
+	bucketCreates = []byte("create_requests")
+	keySchema     = []byte("schema")
 	// schemaVersion is written into new files; schemaV1 files have no
 	// deadlines bucket (deadlines.go), which prepare builds.
 	schemaVersion = []byte("damone-2")
@@ -200,7 +204,7 @@ func prepare(tx *bbolt.Tx) (wrote bool, err error) {
 		// Verify refuses it; a damone-1 file never had one.
 		return false, fmt.Errorf("schema %q with a deadlines bucket", schemaV1)
 	}
-	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines} {
+	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines, bucketCreates} {
 		if tx.Bucket(b) == nil {
 			if _, err := tx.CreateBucket(b); err != nil {
 				return false, err
@@ -280,10 +284,20 @@ func seqKey(seq int64) []byte {
 	return b[:]
 }
 
-func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) error {
+func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event) error {
+	return s.CreateRequested(ctx, g, events, nil)
+}
+
+func (s *Store) CreateRequested(_ context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) error {
 	data, err := games.EncodeGame(g)
 	if err != nil {
 		return err
+	}
+	var rdata []byte
+	if req != nil {
+		if rdata, err = games.EncodeCreateRequest(req); err != nil {
+			return err
+		}
 	}
 	evs, err := encodeEvents(events)
 	if err != nil {
@@ -302,8 +316,16 @@ func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) e
 		if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && eb.Stats().KeyN > 0 {
 			return games.ErrConflict
 		}
+		if req != nil && tx.Bucket(bucketCreates).Get([]byte(req.Key)) != nil {
+			return games.ErrDuplicateRequest
+		}
 		if err := gb.Put([]byte(g.ID), data); err != nil {
 			return err
+		}
+		if req != nil {
+			if err := tx.Bucket(bucketCreates).Put([]byte(req.Key), rdata); err != nil {
+				return err
+			}
 		}
 		if err := moveDeadline(tx, nil, key); err != nil {
 			return err
@@ -479,6 +501,20 @@ func (s *Store) Request(_ context.Context, id, requestID string) (games.RequestR
 		}
 		var err error
 		r, err = games.DecodeRequest(v)
+		return err
+	})
+	return r, err
+}
+
+func (s *Store) CreateRequest(_ context.Context, key string) (games.CreateRecord, error) {
+	var r games.CreateRecord
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketCreates).Get([]byte(key))
+		if v == nil {
+			return games.ErrNotFound
+		}
+		var err error
+		r, err = games.DecodeCreateRequest(key, v)
 		return err
 	})
 	return r, err
