@@ -12,44 +12,23 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 )
 
-// A child's ru_maxrss is at least its parent's peak RSS: Go starts
-// children with vfork, so the child's exec retires the parent's address
-// space and Linux keeps its high-water mark. The test process can hold
-// hundreds of MiB late in a run, so the binary is measured through a shim:
-// this test binary re-run with rssShimEnv naming the program, small when
-// it starts the program, writing the program's ru_maxrss to rssOutEnv.
-const (
-	rssShimEnv = "DAMONE_TEST_RSS_SHIM"
-	rssOutEnv  = "DAMONE_TEST_RSS_OUT"
-)
-
-func init() {
-	prog := os.Getenv(rssShimEnv)
-	if prog == "" {
-		return
+// rssShim builds testdata/rssshim once: a small process that runs the
+// binary and reports its own peak RSS (a child's ru_maxrss includes the
+// high-water mark of a vfork parent, which the test process is, and it
+// holds hundreds of MiB late in a full run). Call it only once svBin is
+// known to be built.
+var rssShim = sync.OnceValues(func() (string, error) {
+	// Beside the binary, in the directory TestMain removes.
+	bin := filepath.Join(filepath.Dir(svBin), "rssshim")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/rssshim").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./testdata/rssshim: %v\n%s", err, out)
 	}
-	cmd := exec.Command(prog, os.Args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = os.Environ()
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		fmt.Fprintln(os.Stderr, "rss shim:", err)
-		os.Exit(125)
-	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // Linux reports kilobytes
-	if err := os.WriteFile(os.Getenv(rssOutEnv), []byte(strconv.FormatInt(rss, 10)), 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, "rss shim:", err)
-		os.Exit(125)
-	}
-	os.Exit(code)
-}
+	return bin, nil
+})
 
 // pdnStreamGames are the games a generated stream cycles through, one of
 // each verdict: a valid game with a long comment, a game illegal at its
@@ -90,9 +69,12 @@ func runPdnBinary(tb testing.TB, feed func(io.Writer) error, args ...string) (in
 	if svBuildErr != nil {
 		tb.Fatal(svBuildErr)
 	}
+	shim, err := rssShim()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	rssFile := filepath.Join(tb.TempDir(), "rss")
-	cmd := exec.Command(os.Args[0], append([]string{"pdn", "validate"}, args...)...)
-	cmd.Env = append(os.Environ(), rssShimEnv+"="+svBin, rssOutEnv+"="+rssFile)
+	cmd := exec.Command(shim, append([]string{rssFile, svBin, "pdn", "validate"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
