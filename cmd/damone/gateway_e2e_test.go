@@ -38,6 +38,12 @@ func TestGatewayOwnErrors(t *testing.T) {
 		// A form body must not make grpc-gateway serve the GET route.
 		{"POST to a GET route, form body", "POST", "/v1/games/g1", `move=x`, "application/x-www-form-urlencoded", 405, 12, "METHOD_NOT_ALLOWED", ""},
 		{"unknown route", "GET", "/v1/nothing", ``, "", 404, 5, "ROUTE_NOT_FOUND", ""},
+		// No route on a game has this custom method: there is no method to
+		// allow (a 405 saying POST is not allowed, with Allow: POST, would
+		// contradict itself).
+		{"unknown custom method on a game", "POST", "/v1/games/g1:nosuch", `{}`, "", 404, 5, "ROUTE_NOT_FOUND", ""},
+		{"unknown custom method on a game, DELETE", "DELETE", "/v1/games/g1:nosuch", ``, "", 404, 5, "ROUTE_NOT_FOUND", ""},
+		{"custom method on no game", "POST", "/v1/games/:move", `{}`, "", 404, 5, "ROUTE_NOT_FOUND", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/damone-rules/damone/internal/cli"
@@ -127,6 +129,15 @@ then left as it was).`)
 	case *timeout <= 0:
 		return cli.Usagef("--timeout must be positive, got %v", *timeout)
 	}
+	// An interrupt (Ctrl-C, SIGTERM) ends the copy through ctx, so the
+	// temporary file is removed rather than left holding every game; with
+	// SIGPIPE received here, a write to a closed pipe fails with EPIPE
+	// instead of killing the process before it can clean up.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	var fill func(w io.Writer) (int64, error)
 	source := ""
 	if *from != "" {
@@ -135,13 +146,13 @@ then left as it was).`)
 			return cli.Usagef("--from %q: %v", *from, err)
 		}
 		source = u
-		fill = func(w io.Writer) (int64, error) { return fetchBackup(u, *timeout, w) }
+		fill = func(w io.Writer) (int64, error) { return fetchBackup(ctx, u, *timeout, w) }
 	} else {
 		source = filepath.Join(*dataDir, bolt.FileName)
-		fill = func(w io.Writer) (int64, error) { return bolt.BackupFile(source, w) }
+		fill = func(w io.Writer) (int64, error) { return bolt.BackupFile(source, ctxWriter{ctx, w}) }
 	}
 	if *out == "-" {
-		sum, err := streamVerified(stdout, fill)
+		sum, err := streamVerified(ctx, stdout, fill)
 		if err != nil {
 			return fmt.Errorf("backup of %s to standard output: %w", source, err)
 		}
@@ -151,7 +162,7 @@ then left as it was).`)
 	if err := checkOut(*out, *dataDir); err != nil {
 		return err
 	}
-	sum, err := writeVerified(*out, fill)
+	sum, err := writeVerified(ctx, *out, fill)
 	if err != nil {
 		return fmt.Errorf("backup of %s: %w", source, err)
 	}
@@ -245,8 +256,8 @@ func backupURL(from string) (string, error) {
 
 // fetchBackup streams a hot backup into w; a short body (the server cut
 // it, or the connection broke) is an error.
-func fetchBackup(u string, timeout time.Duration, w io.Writer) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+func fetchBackup(interrupt context.Context, u string, timeout time.Duration, w io.Writer) (int64, error) {
+	ctx, cancel := context.WithTimeout(interrupt, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -254,6 +265,9 @@ func fetchBackup(u string, timeout time.Duration, w io.Writer) (int64, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
+		if interrupt.Err() != nil {
+			return 0, errInterrupted
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()
@@ -269,9 +283,28 @@ func fetchBackup(u string, timeout time.Duration, w io.Writer) (int64, error) {
 		err = fmt.Errorf("%d of %d bytes", n, resp.ContentLength)
 	}
 	if err != nil {
+		if interrupt.Err() != nil {
+			return n, errInterrupted
+		}
 		return n, fmt.Errorf("the transfer broke off: %w", err)
 	}
 	return n, nil
+}
+
+// errInterrupted ends a backup that got SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// ctxWriter fails once ctx, the backup's signal context, is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, errInterrupted
+	}
+	return c.w.Write(p)
 }
 
 // firstLine is the start of an error body worth showing: its first line,
@@ -287,7 +320,7 @@ func firstLine(b []byte) string {
 // streamVerified writes a store file to w: written by fill into a
 // temporary file (in os.TempDir), verified, then copied to w. Nothing
 // reaches w unless the copy is sound; the temporary file is removed.
-func streamVerified(w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
+func streamVerified(ctx context.Context, w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
 	tmp, err := os.CreateTemp("", ".damone-backup-*.db")
 	if err != nil {
 		return bolt.Summary{}, err
@@ -296,6 +329,9 @@ func streamVerified(w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summ
 	defer os.Remove(name)
 	defer tmp.Close()
 	n, err := fill(tmp)
+	if err == nil && ctx.Err() != nil {
+		err = errInterrupted
+	}
 	if err != nil {
 		return bolt.Summary{}, err
 	}
@@ -306,7 +342,7 @@ func streamVerified(w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summ
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return bolt.Summary{}, err
 	}
-	if _, err := io.Copy(w, tmp); err != nil {
+	if _, err := io.Copy(ctxWriter{ctx, w}, tmp); err != nil {
 		return bolt.Summary{}, fmt.Errorf("writing to standard output: %w", err)
 	}
 	sum.Path = "-"
@@ -316,7 +352,7 @@ func streamVerified(w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summ
 // writeVerified writes a store file to out through a temporary file beside
 // it: written by fill, synced, verified, then renamed over out. Nothing is
 // left behind on an error.
-func writeVerified(out string, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
+func writeVerified(ctx context.Context, out string, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
 	dir, base := filepath.Split(out)
 	if dir == "" {
 		dir = "."
@@ -340,6 +376,9 @@ func writeVerified(out string, fill func(io.Writer) (int64, error)) (bolt.Summar
 	sum, err := bolt.Verify(name)
 	if err != nil {
 		return bolt.Summary{}, fmt.Errorf("the copy (%s bytes) is not sound, so %s was not written: %w", strconv.FormatInt(n, 10), out, err)
+	}
+	if ctx.Err() != nil {
+		return bolt.Summary{}, fmt.Errorf("%w: %s was not written", errInterrupted, out)
 	}
 	if err := outKind(out); err != nil {
 		return bolt.Summary{}, fmt.Errorf("%w (since the backup began): not replaced", err)

@@ -280,6 +280,12 @@ func bodyFieldPrefix(ctx context.Context) string {
 func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
 	var err error
 	md := map[string]string{"method": r.Method, "path": r.URL.Path}
+	if _, isGameRoute := gameRouteMethod(r.URL.Path); httpCode == http.StatusMethodNotAllowed &&
+		strings.HasPrefix(r.URL.Path, "/v1/games/") && !isGameRoute {
+		// GetGame's pattern takes any /v1/games/{id:verb}, but no route has
+		// this custom method: there is no method to allow.
+		httpCode = http.StatusNotFound
+	}
 	switch httpCode {
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", allowedMethods(r.URL.Path))
@@ -324,7 +330,10 @@ func gameRouteMethod(path string) (string, bool) {
 	if !ok || id == "" || strings.Contains(id, "/") {
 		return "", false
 	}
-	_, verb, _ := strings.Cut(id, ":")
+	game, verb, _ := strings.Cut(id, ":")
+	if game == "" {
+		return "", false
+	}
 	m, ok := gameVerbMethods[verb]
 	return m, ok
 }

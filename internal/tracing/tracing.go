@@ -88,10 +88,12 @@ func CheckEndpoint(endpoint string) error {
 
 // Redacted returns endpoint for logs and errors: a URL's password is
 // "xxxxx", and a string that does not parse as a URL is not shown at all
-// (which part of it is a password cannot be told).
+// (which part of it is a password cannot be told). Nor is one whose
+// user part is not parsed as one: user:password@host:port, without a
+// scheme, parses as the scheme "user" with the rest opaque.
 func Redacted(endpoint string) string {
 	u, err := url.Parse(endpoint)
-	if err != nil {
+	if err != nil || strings.Contains(u.Opaque, "@") {
 		return "(not a URL)"
 	}
 	return u.Redacted()
