@@ -46,7 +46,8 @@ const maxAttempts = 8
 // *Error: CodeUnauthenticated (no token), CodePermissionDenied (not one of
 // the game's tokens), CodeInvalidArgument (malformed notation, a request
 // id too long, not UTF-8 or reused for another move), CodeNotFound,
-// CodeAborted (the etag or ply no longer holds, or a concurrent move won),
+// CodeAborted (the etag or ply no longer holds, or the game kept changing
+// through every retry),
 // CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
 // move; Legal lists the legal moves), CodeResourceExhausted (limit
 // engine_queue: the move would have the engine reply while its queue is
@@ -144,7 +145,10 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		case errors.Is(err, ErrDuplicateRequest):
 			continue // a retry of ours landed first: answer as it did
 		case errors.Is(err, ErrConflict):
-			if r.ExpectedEtag != "" || r.ExpectedPly != nil || attempt >= maxAttempts {
+			// Any change moves the etag, so an etag precondition is lost;
+			// an expected ply is checked again on the new state, since a
+			// change that is not a move (a draw offer) leaves it holding.
+			if r.ExpectedEtag != "" || attempt >= maxAttempts {
 				return nil, s.lostRace(ctx, r)
 			}
 			continue
