@@ -59,7 +59,7 @@ func freePort(t *testing.T) string {
 // which the test may restart and crash.
 type pg struct {
 	dir, bin, dsn, port string
-	pool              *pgxpool.Pool // straight to the server: faults and final checks
+	pool                *pgxpool.Pool // straight to the server: faults and final checks
 }
 
 func startPG(t *testing.T) *pg {

@@ -158,7 +158,6 @@ func runHarness(t *testing.T, cfg config) result {
 	env = append(env, "GOMAXPROCS=1")
 	bin := buildDamone(t, t.TempDir(), tags)
 
-	h := newHistory()
 	var reps []*replica
 	var db *pg
 	switch cfg.store {
@@ -183,6 +182,7 @@ func runHarness(t *testing.T, cfg config) result {
 		}
 	}
 
+	h := newHistory() // times count from here: the traffic's start
 	w := &workload{h: h, reps: reps, lim: rate.NewLimiter(rate.Limit(cfg.opsPerS), 20), seed: cfg.seed, replayCh: make(chan replayReq, 64)}
 	n := &nemesis{h: h, reps: reps, pg: db, rng: rand.New(rand.NewSource(cfg.seed)), hot: func() string {
 		w.mu.Lock()

@@ -82,7 +82,9 @@ var embeddedKinds = []faultKind{
 }
 
 // hold is how long a fault lasts: longer than a client's deadline.
-func (n *nemesis) hold() time.Duration { return 3*time.Second + time.Duration(n.rng.Intn(1500))*time.Millisecond }
+func (n *nemesis) hold() time.Duration {
+	return 3*time.Second + time.Duration(n.rng.Intn(1500))*time.Millisecond
+}
 
 func (n *nemesis) kill9(r *replica) error {
 	r.kill()
@@ -175,7 +177,7 @@ func (n *nemesis) run(ctx context.Context, kinds []faultKind, gap time.Duration)
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(gap):
+	case <-time.After(max(gap, 5*time.Second)): // a calm start, to measure
 	}
 	for _, i := range order {
 		k := kinds[i]

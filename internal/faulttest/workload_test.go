@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-	"google.golang.org/grpc/metadata"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
@@ -174,7 +173,10 @@ func (w *workload) playGame(ctx context.Context, slot, n int) {
 	var players sync.WaitGroup
 	for side := 1; side <= 2; side++ {
 		players.Add(1)
-		go func(side int) { defer players.Done(); w.player(ctx, g, side, slot+n+side-1, int64(slot*1000+n)*3+int64(side)) }(side)
+		go func(side int) {
+			defer players.Done()
+			w.player(ctx, g, side, slot+n+side-1, int64(slot*1000+n)*3+int64(side))
+		}(side)
 	}
 	players.Wait()
 	stopReaders()
@@ -379,4 +381,3 @@ func recvTimeout(s damonev1.GameService_WatchGameClient, d time.Duration) (*damo
 	}
 }
 
-var _ = metadata.Pairs
