@@ -311,9 +311,19 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 	}
 	fmt.Fprintf(&b, "  unknown writes with a request id settled from the stored ids: %d applied, %d never applied\n", c.sqlKept, c.sqlDrops)
 	fmt.Fprintf(&b, "  creates: %d unknown (possible orphan games), %d refused; replays of acknowledged moves: %d\n", w.orphans, w.createKO, len(w.replays))
-	b.WriteString("faults (kind, target, start s, length s):\n")
+	b.WriteString("faults (kind, target, start s, length s, calls unknown during it, and in the 3 s after it healed):\n")
 	for _, f := range faults {
-		fmt.Fprintf(&b, "  %-22s %-8s %6.1f %5.1f %s\n", f.Kind, f.Target, float64(f.Start)/1e9, float64(f.End-f.Start)/1e9, f.Err)
+		var during, after int
+		for _, r := range recs {
+			switch {
+			case !r.Out.Unknown:
+			case r.Call >= f.Start && r.Call < f.End:
+				during++
+			case r.Call >= f.End && r.Call < f.End+int64(3*time.Second):
+				after++
+			}
+		}
+		fmt.Fprintf(&b, "  %-22s %-8s %6.1f %5.1f %5d %5d %s\n", f.Kind, f.Target, float64(f.Start)/1e9, float64(f.End-f.Start)/1e9, during, after, f.Err)
 	}
 	b.WriteString("latency of calls with a definite answer (phase: n, p50, p99):\n")
 	for _, ph := range []string{"before", "during", "after"} {
