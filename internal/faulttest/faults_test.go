@@ -265,9 +265,10 @@ func runHarness(t *testing.T, cfg config) result {
 
 	rep := report(cfg, recs, faults, c, w, len(names), trafficTime)
 	os.WriteFile(filepath.Join(dir, "report.txt"), []byte(rep), 0o644)
-	if len(c.anoms) > 0 {
+	switch {
+	case len(c.anoms) > 0 || os.Getenv("DAMONE_FAULTS_KEEP") != "":
 		c.keep(settled, faults)
-	} else if os.Getenv("DAMONE_FAULTS_KEEP") == "" {
+	default:
 		os.RemoveAll(dir)
 	}
 	return result{anoms: c.anoms, dir: dir, report: rep}
@@ -311,15 +312,19 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 	}
 	fmt.Fprintf(&b, "  unknown writes with a request id settled from the stored ids: %d applied, %d never applied\n", c.sqlKept, c.sqlDrops)
 	fmt.Fprintf(&b, "  creates: %d unknown (possible orphan games), %d refused; replays of acknowledged moves: %d\n", w.orphans, w.createKO, len(w.replays))
-	b.WriteString("faults (kind, target, start s, length s, calls unknown during it, and in the 3 s after it healed):\n")
-	for _, f := range faults {
+	b.WriteString("faults (kind, target, start s, length s, calls unknown during it, and in the 3 s after it healed (up to the next fault)):\n")
+	for i, f := range faults {
 		var during, after int
+		healed := f.End + int64(3*time.Second) // or the next fault's start
+		if i+1 < len(faults) {
+			healed = min(healed, faults[i+1].Start)
+		}
 		for _, r := range recs {
 			switch {
 			case !r.Out.Unknown:
 			case r.Call >= f.Start && r.Call < f.End:
 				during++
-			case r.Call >= f.End && r.Call < f.End+int64(3*time.Second):
+			case r.Call >= f.End && r.Call < healed:
 				after++
 			}
 		}

@@ -380,4 +380,3 @@ func recvTimeout(s damonev1.GameService_WatchGameClient, d time.Duration) (*damo
 		return nil, io.ErrNoProgress
 	}
 }
-
