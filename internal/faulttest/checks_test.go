@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/engine"
 )
 
 // anomaly is one failed check: which check, which game, what.
@@ -46,6 +47,7 @@ type checker struct {
 	porc     map[porcupine.CheckResult]int
 	slowest  time.Duration
 	sqlKept  int
+	timeouts int // timed games ended by a clock
 	sqlDrops int
 }
 
@@ -164,14 +166,21 @@ func (c *checker) readLog(name string, last int64) []evRec {
 }
 
 // C1: porcupine, one game at a time, each with its own timeout.
-func (c *checker) linearizable(recs []*record, faults []fault) {
+func (c *checker) linearizable(recs []*record, faults []fault, games []*gameRun) {
 	c.porc = map[porcupine.CheckResult]int{}
+	timed := map[string]bool{}
+	for _, g := range games {
+		timed[g.name] = g.timed
+	}
 	var end int64
 	for _, r := range recs {
 		end = max(end, r.Return)
 	}
 	byGame := map[string][]porcupine.Operation{}
 	for _, r := range recs {
+		if timed[r.In.Game] {
+			continue // the state depends on time: C8
+		}
 		ret := r.Return
 		if r.Out.Unknown {
 			ret = end + int64(time.Second) // may take effect any time after its call
@@ -343,6 +352,45 @@ func (c *checker) replays() {
 		if b.Code != "" || a.Played != b.Played || a.EvSeq != b.EvSeq || a.St != b.St {
 			c.fail("C6", r.req.in.Game, "replay of %s on %s answered %q ply %d seq %d offer %d, first %q ply %d seq %d offer %d (%s)",
 				r.req.in.ReqID, r.on, b.Code+b.Played, b.St.Ply, b.St.Seq, b.St.Offer, a.Played, a.St.Ply, a.St.Seq, a.St.Offer, r.err)
+		}
+	}
+}
+
+// C8: a game ends once: its log has one game_ended event, the last, and
+// nothing after it; a game lost on time was lost by the side to move, so
+// no move was accepted after its flag fell.
+func (c *checker) clocks(games []*gameRun) {
+	for _, g := range games {
+		f := c.finals[g.name]
+		if f == nil {
+			continue
+		}
+		if g.timed && f.st.Outcome%16 == 8 {
+			c.timeouts++
+		}
+		ended := 0
+		for i, e := range f.log {
+			if e.Kind != "ended" {
+				continue
+			}
+			ended++
+			if i != len(f.log)-1 {
+				c.fail("C8", g.name, "event %d after the game_ended event %d", f.log[len(f.log)-1].Seq, e.Seq)
+			}
+		}
+		if want := map[bool]int{true: 1}[f.st.Outcome != 0]; ended != want {
+			c.fail("C8", g.name, "%d game_ended events, outcome %d", ended, f.st.Outcome)
+		}
+		if f.st.Outcome%16 == 8 { // OUTCOME_REASON_TIMEOUT
+			pos, err := engine.ParsePosition(f.st.Pos)
+			if err != nil {
+				c.fail("C8", g.name, "final position %q: %v", f.st.Pos, err)
+				continue
+			}
+			winner := int(engine.WinFor(pos.SideToMove() ^ 1))
+			if f.st.Outcome/16 != winner {
+				c.fail("C8", g.name, "lost on time with %s to move, but the result is %d", pos.SideToMove(), f.st.Outcome/16)
+			}
 		}
 	}
 }

@@ -26,6 +26,7 @@ type config struct {
 	seconds  int    // at least this long of traffic (every kind is injected at least once anyway)
 	bug      string // a planted bug (DAMONE_PLANTED_BUG of a -tags faultinject binary), "" for none
 	slots    int    // games played at once
+	timed    int    // of which with a clock
 	opsPerS  float64
 	gap      time.Duration // quiet time between faults
 	seed     int64
@@ -56,7 +57,7 @@ func seed() int64 {
 // TestFaults runs the workload on three replicas on one PostgreSQL while
 // every fault kind is injected, and checks the history.
 func TestFaults(t *testing.T) {
-	cfg := config{store: "postgres", kinds: pgKinds, seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 6,
+	cfg := config{store: "postgres", kinds: pgKinds, seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 7, timed: 1,
 		opsPerS: 120, gap: 2 * time.Second, seed: seed(), noFaults: os.Getenv("DAMONE_FAULTS_NONE") != ""}
 	res := runHarness(t, cfg)
 	t.Log(res.report)
@@ -68,7 +69,7 @@ func TestFaults(t *testing.T) {
 // TestFaultsEmbedded is the same on one node on the embedded store:
 // kill -9 and SIGSTOP (and lost replies) under the same workload.
 func TestFaultsEmbedded(t *testing.T) {
-	cfg := config{store: "embedded", kinds: embeddedKinds, seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 4,
+	cfg := config{store: "embedded", kinds: embeddedKinds, seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 5, timed: 1,
 		opsPerS: 80, gap: 2 * time.Second, seed: seed()}
 	res := runHarness(t, cfg)
 	t.Log(res.report)
@@ -195,7 +196,7 @@ func runHarness(t *testing.T, cfg config) result {
 	traffic, stopTraffic := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); w.run(traffic, cfg.slots) }()
+	go func() { defer wg.Done(); w.run(traffic, cfg.slots-cfg.timed, cfg.timed) }()
 	start := time.Now()
 	if !cfg.noFaults {
 		n.run(context.Background(), cfg.kinds, cfg.gap)
@@ -256,12 +257,13 @@ func runHarness(t *testing.T, cfg config) result {
 	}
 	c.assumptions(recs, wantKinds, faults)
 	settled := c.settleSQL(recs)
-	c.linearizable(settled, faults)
+	c.linearizable(settled, faults, gamesRun)
 	c.lostAcks(settled)
 	c.duplicates(names)
 	c.staleReads(settled)
 	c.watchers(gamesRun)
 	c.replays()
+	c.clocks(gamesRun)
 
 	rep := report(cfg, recs, faults, c, w, len(names), trafficTime)
 	os.WriteFile(filepath.Join(dir, "report.txt"), []byte(rep), 0o644)
@@ -341,6 +343,13 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 		p50, p99 := percentile(ds, 0.50), percentile(ds, 0.99)
 		fmt.Fprintf(&b, "  %-7s %6d %8.1f ms %8.1f ms\n", ph, len(ds), float64(p50)/1e6, float64(p99)/1e6)
 	}
+	var timed int
+	for _, g := range w.games {
+		if g.timed {
+			timed++
+		}
+	}
+	fmt.Fprintf(&b, "timed games (2 s a move; not in the model, checked by C8): %d, %d of them lost on time\n", timed, c.timeouts)
 	fmt.Fprintf(&b, "linearizability: %d games ok, %d illegal, %d timed out; slowest check %v\n",
 		c.porc[porcupine.Ok], c.porc[porcupine.Illegal], c.porc[porcupine.Unknown], c.slowest.Round(time.Millisecond))
 	fmt.Fprintf(&b, "anomalies: %d\n", len(c.anoms))

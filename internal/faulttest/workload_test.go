@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
@@ -35,6 +36,7 @@ type workload struct {
 
 type gameRun struct {
 	name         string
+	timed        bool // a 2 s per-move clock: not in the model, checked by C8
 	red, black   string
 	watchers     []*watchLog
 	readersStop  context.CancelFunc
@@ -105,18 +107,18 @@ func (w *workload) rotate(i int) []*replica {
 
 // run plays games in slots until ctx ends, and replays acknowledged
 // moves meanwhile.
-func (w *workload) run(ctx context.Context, slots int) {
+func (w *workload) run(ctx context.Context, slots, timedSlots int) {
 	var wg sync.WaitGroup
 	replayCtx, stopReplays := context.WithCancel(context.Background())
 	var rwg sync.WaitGroup
 	rwg.Add(1)
 	go func() { defer rwg.Done(); w.replayer(replayCtx) }()
-	for s := 0; s < slots; s++ {
+	for s := 0; s < slots+timedSlots; s++ {
 		wg.Add(1)
 		go func(s int) {
 			defer wg.Done()
 			for g := 0; ctx.Err() == nil; g++ {
-				w.playGame(ctx, s, g)
+				w.playGame(ctx, s, g, s >= slots)
 			}
 		}(s)
 	}
@@ -125,17 +127,26 @@ func (w *workload) run(ctx context.Context, slots int) {
 	rwg.Wait()
 }
 
-func (w *workload) create(ctx context.Context, at int) *gameRun {
+// perMove is the time control of timed games: short, so clocks run out
+// while replicas are paused or cut off, and every replica's clock sweep
+// races to end the game.
+const perMove = 2 * time.Second
+
+func (w *workload) create(ctx context.Context, at int, timed bool) *gameRun {
 	for ctx.Err() == nil {
 		if !w.wait(ctx) {
 			return nil
 		}
 		r := w.reps[at%len(w.reps)]
 		cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		resp, err := r.games.CreateGame(cctx, &damonev1.CreateGameRequest{})
+		req := &damonev1.CreateGameRequest{}
+		if timed {
+			req.Game = &damonev1.Game{TimeControl: &damonev1.TimeControl{PerMove: durationpb.New(perMove)}}
+		}
+		resp, err := r.games.CreateGame(cctx, req)
 		cancel()
 		if err == nil {
-			return &gameRun{name: resp.GetGame().GetName(), red: resp.GetRedToken(), black: resp.GetBlackToken()}
+			return &gameRun{name: resp.GetGame().GetName(), red: resp.GetRedToken(), black: resp.GetBlackToken(), timed: timed}
 		}
 		w.mu.Lock()
 		if indeterminate(err) {
@@ -152,8 +163,8 @@ func (w *workload) create(ctx context.Context, at int) *gameRun {
 
 // playGame creates a game and plays it to its end (or ctx's): both sides
 // on different replicas, a reader on the third, and a watcher.
-func (w *workload) playGame(ctx context.Context, slot, n int) {
-	g := w.create(ctx, slot+n)
+func (w *workload) playGame(ctx context.Context, slot, n int, timed bool) {
+	g := w.create(ctx, slot+n, timed)
 	if g == nil {
 		return
 	}
@@ -249,6 +260,9 @@ func (w *workload) player(ctx context.Context, g *gameRun, side, at int, seed in
 			continue
 		default:
 			in.Kind = kMove
+			if g.timed && myTurn && st.Ply >= 4 && rng.Intn(100) < 12 {
+				time.Sleep(perMove + 600*time.Millisecond) // the flag falls
+			}
 			legal := pos.LegalMoves()
 			switch {
 			case len(legal) == 0:
