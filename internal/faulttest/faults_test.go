@@ -188,10 +188,12 @@ func runHarness(t *testing.T, cfg config) result {
 	n := &nemesis{h: h, reps: reps, pg: db, rng: rand.New(rand.NewSource(cfg.seed)), hot: func() string {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if len(w.games) == 0 {
-			return ""
+		for i := len(w.games) - 1; i >= 0; i-- {
+			if g := w.games[i]; !g.over.Load() && !g.timed {
+				return gameID(g.name)
+			}
 		}
-		return gameID(w.games[len(w.games)-1].name)
+		return ""
 	}}
 	traffic, stopTraffic := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -53,32 +53,33 @@ type nemesis struct {
 type faultKind struct {
 	name string
 	run  func(n *nemesis, r *replica) error
+	onDB bool // it hits PostgreSQL itself, not one replica
 }
 
 // pgKinds are the faults of the PostgreSQL cluster; embeddedKinds those
 // of the single node on the embedded store.
 var pgKinds = []faultKind{
-	{"kill9", (*nemesis).kill9},
-	{"pause", (*nemesis).pause},
-	{"pg-restart-fast", (*nemesis).pgRestartFast},
-	{"pg-crash", (*nemesis).pgCrash},
-	{"pg-terminate-backends", (*nemesis).pgTerminate},
-	{"row-lock", (*nemesis).rowLock},
-	{"client-blackhole", linkFault(true, Blackhole, 0)},
-	{"client-delay", linkFault(true, Delay, 300*time.Millisecond)},
-	{"client-reset", linkReset(true)},
-	{"client-drop-replies", linkFault(true, DropReplies, 0)},
-	{"db-blackhole", linkFault(false, Blackhole, 0)},
-	{"db-delay", linkFault(false, Delay, 200*time.Millisecond)},
-	{"db-reset", linkReset(false)},
-	{"db-drop-replies", linkFault(false, DropReplies, 0)},
-	{"partition-from-db", linkFault(false, Refuse, 0)},
+	{"kill9", (*nemesis).kill9, false},
+	{"pause", (*nemesis).pause, false},
+	{"pg-restart-fast", (*nemesis).pgRestartFast, true},
+	{"pg-crash", (*nemesis).pgCrash, true},
+	{"pg-terminate-backends", (*nemesis).pgTerminate, false},
+	{"row-lock", (*nemesis).rowLock, true},
+	{"client-blackhole", linkFault(true, Blackhole, 0), false},
+	{"client-delay", linkFault(true, Delay, 300*time.Millisecond), false},
+	{"client-reset", linkReset(true), false},
+	{"client-drop-replies", linkFault(true, DropReplies, 0), false},
+	{"db-blackhole", linkFault(false, Blackhole, 0), false},
+	{"db-delay", linkFault(false, Delay, 200*time.Millisecond), false},
+	{"db-reset", linkReset(false), false},
+	{"db-drop-replies", linkFault(false, DropReplies, 0), false},
+	{"partition-from-db", linkFault(false, Refuse, 0), false},
 }
 
 var embeddedKinds = []faultKind{
-	{"kill9", (*nemesis).kill9},
-	{"pause", (*nemesis).pause},
-	{"client-drop-replies", linkFault(true, DropReplies, 0)},
+	{"kill9", (*nemesis).kill9, false},
+	{"pause", (*nemesis).pause, false},
+	{"client-drop-replies", linkFault(true, DropReplies, 0), false},
 }
 
 // hold is how long a fault lasts: longer than a client's deadline.
@@ -183,10 +184,8 @@ func (n *nemesis) run(ctx context.Context, kinds []faultKind, gap time.Duration)
 		k := kinds[i]
 		r := n.reps[n.rng.Intn(len(n.reps))]
 		f := fault{Kind: k.name, Target: r.name, Start: n.h.now()}
-		if k.name == "partition-from-db" || k.name == "row-lock" || k.name[:3] == "pg-" && k.name != "pg-terminate-backends" {
-			if k.name != "partition-from-db" {
-				f.Target = "postgres"
-			}
+		if k.onDB {
+			f.Target = "postgres"
 		}
 		n.h.faults.mu.Lock()
 		n.h.faults.active, n.h.faults.begun = true, true

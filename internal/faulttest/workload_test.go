@@ -36,7 +36,8 @@ type workload struct {
 
 type gameRun struct {
 	name         string
-	timed        bool // a 2 s per-move clock: not in the model, checked by C8
+	timed        bool        // a 2 s per-move clock: not in the model, checked by C8
+	over         atomic.Bool // its players are done
 	red, black   string
 	watchers     []*watchLog
 	readersStop  context.CancelFunc
@@ -190,6 +191,7 @@ func (w *workload) playGame(ctx context.Context, slot, n int, timed bool) {
 		}(side)
 	}
 	players.Wait()
+	g.over.Store(true)
 	stopReaders()
 	readers.Wait()
 }
