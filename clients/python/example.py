@@ -6,7 +6,9 @@ Runs with Debian's interpreter and packages (python3-grpcio, python3-protobuf):
 
 It creates a game, lists the legal moves, plays a few of them with each
 side's token while watching the game's event stream, handles an illegal move
-error, resigns, and has a short game validated.
+error, resigns, and has a short game validated. Every write carries a
+request_id, so a write whose outcome is unknown is sent again safely
+(docs/api.md, Consistency and retries).
 
 The rules calls go over a channel of their own, balanced over every rules
 replica. In Kubernetes, give the games address and the rules fleet's
@@ -17,8 +19,11 @@ headless Service (docs/deploy.md, Balancing gRPC clients):
 """
 
 import pathlib
+import random
 import sys
 import threading
+import time
+import uuid
 
 import grpc
 
@@ -47,6 +52,26 @@ def error_info(err):
     return None
 
 
+# Answers after which a write may or may not have happened: only sending it
+# again with the same request_id tells, and never makes it happen twice.
+INDETERMINATE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+
+
+def write(call, request, metadata=None, attempts=4):
+    """Sends a GameService write with a new request_id, and sends it again,
+    with the same id, after an answer that leaves its outcome unknown: a
+    replay returns the first call's response. Every other error is final.
+    The id of a CreateGame unlocks the tokens: never log it."""
+    request.request_id = str(uuid.uuid4())
+    for attempt in range(1, attempts + 1):
+        try:
+            return call(request, metadata=metadata, timeout=5)
+        except grpc.RpcError as err:
+            if attempt == attempts or err.code() not in INDETERMINATE:
+                raise
+            time.sleep(random.uniform(0, 0.05 * 2 ** attempt))  # jittered backoff
+
+
 # The service config of the rules fleet, the repository's one copy: the
 # round_robin policy (a call to the next replica, over a connection to each
 # address the name resolves to) and retries on UNAVAILABLE for the
@@ -72,7 +97,7 @@ def main(addr, rules_target=None):
         rules = rules_service_pb2_grpc.RulesServiceStub(balanced)
 
         # 2. Create a game (the standard setup). The tokens are returned once.
-        created = games.CreateGame(game_service_pb2.CreateGameRequest())
+        created = write(games.CreateGame, game_service_pb2.CreateGameRequest())
         game, tokens = created.game, {board_pb2.SIDE_RED: created.red_token, board_pb2.SIDE_BLACK: created.black_token}
         print(f"created {game.name}: {game.position.text}")
 
@@ -103,14 +128,14 @@ def main(addr, rules_target=None):
             legal = rules.ListLegalMoves(rules_service_pb2.ListLegalMovesRequest(
                 position=board_pb2.Position(text=position.text), variant=game.variant))
             move = legal.moves[0].notation
-            played = games.MakeMove(game_service_pb2.MakeMoveRequest(name=game.name, move=move),
-                                    metadata=bearer(tokens[position.side_to_move]))
+            played = write(games.MakeMove, game_service_pb2.MakeMoveRequest(name=game.name, move=move),
+                           metadata=bearer(tokens[position.side_to_move]))
             position = played.game.position
             print(f"played {move} (event #{played.event_sequence})")
 
         # 6. Black resigns: the game ends, and so does the stream.
-        ended = games.Resign(game_service_pb2.ResignRequest(name=game.name),
-                             metadata=bearer(tokens[board_pb2.SIDE_BLACK])).game
+        ended = write(games.Resign, game_service_pb2.ResignRequest(name=game.name),
+                      metadata=bearer(tokens[board_pb2.SIDE_BLACK])).game
         watcher.join()
         print(f"result: {outcome_pb2.OutcomeResult.Name(ended.outcome.result)}"
               f" by {outcome_pb2.OutcomeReason.Name(ended.outcome.reason)}")

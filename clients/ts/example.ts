@@ -6,7 +6,9 @@
 //
 // It creates a game, lists the legal moves, plays a few of them with each
 // side's token while watching the game's event stream, handles an illegal
-// move error, resigns, and has a short game validated.
+// move error, resigns, and has a short game validated. Every write carries
+// a requestId, so a write whose outcome is unknown is sent again safely
+// (docs/api.md, Consistency and retries).
 //
 // The rules calls go to every rules replica in turn. In Kubernetes, give the
 // games address and the rules fleet's headless Service (docs/deploy.md,
@@ -14,6 +16,7 @@
 //
 //   node build/ts/clients/ts/example.js damone-games.NAMESPACE.svc.cluster.local:9090 \
 //     damone-rules-headless.NAMESPACE.svc.cluster.local:9090
+import { randomUUID } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -86,9 +89,28 @@ const rules = createClient(RulesService, rulesFleet.transport);
 // Moves need the acting side's token as `authorization: Bearer <token>`.
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
+// Sends a GameService write with a new request id, and sends it again, with
+// the same id, after an answer that leaves its outcome unknown (UNAVAILABLE,
+// DEADLINE_EXCEEDED): a replay returns the first call's response and changes
+// nothing twice. Every other error is final. A CreateGame id unlocks the
+// tokens: never log it.
+async function write<T>(send: (requestId: string) => Promise<T>, attempts = 4): Promise<T> {
+  const requestId = randomUUID();
+  for (let attempt = 1, backoffMs = 100; ; attempt++, backoffMs *= 2) {
+    try {
+      return await send(requestId);
+    } catch (err) {
+      const code = ConnectError.from(err).code;
+      if (attempt >= attempts || (code !== Code.Unavailable && code !== Code.DeadlineExceeded)) throw err;
+      await sleep(Math.random() * backoffMs);
+    }
+  }
+}
+const deadline = { timeoutMs: 5000 };
+
 // 2. Create a game (the standard setup). The two tokens are returned once.
 const variant = create(VariantSchema, {}); // all defaults
-const { game, redToken, blackToken } = await games.createGame({ game: { variant } });
+const { game, redToken, blackToken } = await write((requestId) => games.createGame({ game: { variant }, requestId }, deadline));
 if (!game) throw new Error("CreateGame returned no game");
 console.log(`created ${game.name}: ${game.position?.text}`);
 
@@ -118,13 +140,13 @@ for (let i = 0; i < 4; i++) {
   const { moves } = await rules.listLegalMoves({ position: { text: position?.text }, variant: game.variant });
   const move = moves[0].notation;
   const token = position?.sideToMove === Side.RED ? redToken : blackToken;
-  const res = await games.makeMove({ name: game.name, move }, bearer(token));
+  const res = await write((requestId) => games.makeMove({ name: game.name, move, requestId }, { ...bearer(token), ...deadline }));
   position = res.game?.position;
   console.log(`played ${move} (event #${res.eventSequence})`);
 }
 
 // 6. Black resigns: the game ends and so does the stream.
-const { game: ended } = await games.resign({ name: game.name }, bearer(blackToken));
+const { game: ended } = await write((requestId) => games.resign({ name: game.name, requestId }, { ...bearer(blackToken), ...deadline }));
 await watching;
 const outcome = ended?.outcome;
 if (outcome) console.log(`result: ${OutcomeResult[outcome.result]} by ${OutcomeReason[outcome.reason]}`);

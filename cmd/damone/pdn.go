@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,8 @@ import (
 )
 
 const pdnUsage = `Usage: damone pdn validate|export ...
-  damone pdn validate [--json] FILE...             judge every game of PDN files ('-' reads stdin)
+  damone pdn validate [--json] [--max-game-bytes N] FILE...
+                                                   judge every game of PDN files ('-' reads stdin)
   damone pdn export [--addr HOST:PORT] games/ID    print a service game as PDN
 
 PDN is the draughts game record format; docs/notation.md (PDN) gives the
@@ -84,25 +86,31 @@ type pdnEnding struct {
 }
 
 func runPdnValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("pdn validate", stdout, `Usage: damone pdn validate [--json] FILE...
+	fs := cli.NewFlags("pdn validate", stdout, `Usage: damone pdn validate [--json] [--max-game-bytes N] FILE...
 
-Reads every game of the PDN files ('-' reads stdin), takes its rules from
-its tags (docs/notation.md, PDN) and plays its moves with the engine.
-Prints one line per game: where it starts, valid or invalid, the plies
-played and how the game ended and at which ply, or the first illegal ply
-and why; a file that is not PDN is reported with the line and column of
-the mistake, and the other files are still read. Then a summary.
+Reads every game of the PDN files ('-' reads stdin), one game at a time,
+takes its rules from its tags (docs/notation.md, PDN) and plays its moves
+with the engine. Prints one line per game: where it starts, valid or
+invalid, the plies played and how the game ended and at which ply, or the
+first illegal ply and why; or unreadable, with the line and column of the
+mistake, or why its tags give no game of ours (a GameType of another
+game, say). The next game is read either way. A file that cannot be
+opened, or a game longer than --max-game-bytes (which ends its file), is
+reported too, and the other files are still read. Then a summary.
 
 Exit status: 0 if every game is valid, 1 if any game is invalid or
-unreadable (its tags give no variant) or any file unreadable, 2 for a
-usage error.`)
+unreadable or any file unreadable, 2 for a usage error.`)
 	asJSON := fs.Bool("json", false, "print one JSON object per game (and per unreadable file), then a summary object")
+	maxGame := fs.Int64("max-game-bytes", pdn.DefaultMaxGameBytes, "the longest game read, in bytes of text (comments included); a longer game ends the reading of its file")
 	files, err := fs.ParseArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
 		return cli.Usagef("want at least one FILE ('-' for stdin)")
+	}
+	if *maxGame < 1 {
+		return cli.Usagef("--max-game-bytes must be at least 1, got %d", *maxGame)
 	}
 	stdins := 0
 	for _, f := range files {
@@ -114,12 +122,14 @@ usage error.`)
 		return cli.Usagef("'-' (stdin) given %d times; it can be read once", stdins)
 	}
 
-	enc := json.NewEncoder(stdout)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
 	emit := func(v pdnVerdict, text string) {
 		if *asJSON {
 			enc.Encode(v)
 		} else {
-			fmt.Fprintln(stdout, text)
+			fmt.Fprintln(out, text)
 		}
 	}
 	sum := pdnCounts{Kind: "summary", Files: len(files)}
@@ -128,22 +138,15 @@ usage error.`)
 		if file == "-" {
 			name = "stdin"
 		}
-		games, err := readPDNFile(file, stdin)
-		if err != nil {
-			sum.UnreadableFiles++
-			v := pdnVerdict{Kind: "file", File: name, Verdict: "unreadable", Error: err.Error()}
-			text := fmt.Sprintf("%s: unreadable: %v", name, err)
-			var se *pdn.SyntaxError
-			if errors.As(err, &se) {
-				v.Line, v.Col, v.Error = se.Line, se.Col, se.Msg
-				text = fmt.Sprintf("%s:%d:%d: unreadable: %s", name, se.Line, se.Col, se.Msg)
-			}
-			emit(v, text)
-			continue
-		}
-		for i := range games {
+		err := validatePDNFile(file, stdin, *maxGame, func(n int, g *pdn.Game, gerr error) {
 			sum.Games++
-			v, text := judgePDNGame(name, i+1, &games[i])
+			var v pdnVerdict
+			var text string
+			if gerr != nil {
+				v, text = unreadablePDNGame(name, n, gerr)
+			} else {
+				v, text = judgePDNGame(name, n, g)
+			}
 			switch v.Verdict {
 			case "valid":
 				sum.Valid++
@@ -153,12 +156,24 @@ usage error.`)
 				sum.Unreadable++
 			}
 			emit(v, text)
+		})
+		if err != nil {
+			sum.UnreadableFiles++
+			v := pdnVerdict{Kind: "file", File: name, Verdict: "unreadable", Error: err.Error()}
+			text := fmt.Sprintf("%s: unreadable: %v", name, err)
+			var le *pdn.LimitError
+			if errors.As(err, &le) {
+				v.Line = le.Line
+				v.Error = fmt.Sprintf("the game from line %d is longer than --max-game-bytes=%d; the rest of the file is not read", le.Line, le.Max)
+				text = fmt.Sprintf("%s:%d: unreadable: %s", name, le.Line, v.Error)
+			}
+			emit(v, text)
 		}
 	}
 	if *asJSON {
 		enc.Encode(sum)
 	} else {
-		fmt.Fprintf(stdout, "%s (%d unreadable), %s: %d valid, %d invalid, %d unreadable\n",
+		fmt.Fprintf(out, "%s (%d unreadable), %s: %d valid, %d invalid, %d unreadable\n",
 			pdnPlural(sum.Files, "file", "files"), sum.UnreadableFiles, pdnPlural(sum.Games, "game", "games"), sum.Valid, sum.Invalid, sum.Unreadable)
 	}
 	if sum.Invalid+sum.Unreadable+sum.UnreadableFiles > 0 {
@@ -168,16 +183,47 @@ usage error.`)
 	return nil
 }
 
-func readPDNFile(file string, stdin io.Reader) ([]pdn.Game, error) {
-	if file == "-" {
-		return pdn.Parse(stdin)
+// validatePDNFile hands each game of a file to judge as it is read (n
+// counts from 1; gerr is a game that could not be read), holding one game
+// at a time. The error is the file's: it cannot be opened or read, or a
+// game is longer than maxGame bytes.
+func validatePDNFile(file string, stdin io.Reader, maxGame int64, judge func(n int, g *pdn.Game, gerr error)) error {
+	in := stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
+	rd := pdn.NewReader(in)
+	rd.MaxGameBytes = maxGame
+	for n := 1; ; n++ {
+		g, err := rd.Next()
+		var se *pdn.SyntaxError
+		switch {
+		case err == nil:
+			judge(n, &g, nil)
+		case errors.As(err, &se):
+			judge(n, nil, se)
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
 	}
-	defer f.Close()
-	return pdn.Parse(f)
+}
+
+// unreadablePDNGame is the verdict on a game that is not PDN of our dialect.
+func unreadablePDNGame(file string, n int, err error) (pdnVerdict, string) {
+	v := pdnVerdict{Kind: "game", File: file, Game: n, Verdict: "unreadable", Error: err.Error()}
+	var se *pdn.SyntaxError
+	if errors.As(err, &se) {
+		v.Line, v.Col, v.Error = se.Line, se.Col, se.Msg
+		return v, fmt.Sprintf("%s:%d:%d: game %d: unreadable: %s", file, se.Line, se.Col, n, se.Msg)
+	}
+	return v, fmt.Sprintf("%s: game %d: unreadable: %v", file, n, err)
 }
 
 // judgePDNGame replays one game under the rules its tags give.

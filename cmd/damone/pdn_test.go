@@ -53,7 +53,7 @@ func TestPdnValidateText(t *testing.T) {
 	bad := writeTemp(t, "b.pdn", "[Event \"x\"]\n1. e2-d3 {oops\n")
 	missing := filepath.Join(t.TempDir(), "missing.pdn")
 	out, errOut, code := runCLI(t, "", "pdn", "validate", a, bad, missing)
-	if code != 1 || !strings.Contains(errOut, "2 invalid, 1 unreadable, 2 unreadable files") {
+	if code != 1 || !strings.Contains(errOut, "2 invalid, 2 unreadable, 1 unreadable files") {
 		t.Errorf("exit %d, stderr %q; want 1 and the counts", code, errOut)
 	}
 	want := []string{
@@ -62,9 +62,9 @@ func TestPdnValidateText(t *testing.T) {
 		a + ":11: game 3: invalid at ply 3: move \"f3-e4\": a capture is compulsory (RULES.md, Captures); legal moves: d3xb5",
 		a + ":14: game 4: invalid at ply 2: move \"c4-b5\": the game was already over (black wins (all pieces captured) at ply 1)",
 		a + ":18: game 5: unreadable: tag GameType \"22\": GameType 22 is Italian draughts, another game; Italian Damone is GameType 90",
-		bad + ":2:10: unreadable: comment opened here is never closed with '}'",
+		bad + ":2:10: game 1: unreadable: comment opened here is never closed with '}'",
 		missing + ": unreadable: open " + missing + ": no such file or directory",
-		"3 files (2 unreadable), 5 games: 2 valid, 2 invalid, 1 unreadable",
+		"3 files (1 unreadable), 6 games: 2 valid, 2 invalid, 2 unreadable",
 	}
 	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -110,7 +110,7 @@ func TestPdnValidateJSONAndStdin(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.Split(out, "\n")[0]), &f); err != nil || code != 1 {
 		t.Fatalf("%q: exit %d, %v", out, code, err)
 	}
-	if f["kind"] != "file" || f["file"] != "stdin" || f["line"] != 1.0 || f["col"] != 10.0 || !strings.Contains(f["error"].(string), `"zz" is not a move`) {
+	if f["kind"] != "game" || f["game"] != 1.0 || f["verdict"] != "unreadable" || f["file"] != "stdin" || f["line"] != 1.0 || f["col"] != 10.0 || !strings.Contains(f["error"].(string), `"zz" is not a move`) {
 		t.Errorf("syntax error object: %v", f)
 	}
 
@@ -134,6 +134,7 @@ func TestPdnUsage(t *testing.T) {
 		{[]string{"pdn", "validate", "--nope", "x"}, 2, "flag provided but not defined"},
 		{[]string{"pdn", "validate", "-", "-"}, 2, "given 2 times"},
 		{[]string{"pdn", "validate", "--help"}, 0, "Exit status"},
+		{[]string{"pdn", "validate", "--max-game-bytes", "0", "-"}, 2, "--max-game-bytes must be at least 1"},
 		{[]string{"pdn", "export"}, 2, "want one game name"},
 		{[]string{"pdn", "export", "k3v9"}, 2, "want games/ID"},
 		{[]string{"pdn", "export", "--addr", "nope", "games/x"}, 2, "want host:port"},
@@ -149,5 +150,97 @@ func TestPdnUsage(t *testing.T) {
 		if code != c.code || !strings.Contains(got, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errOut, c.code, c.want)
 		}
+	}
+}
+
+// Files written by other programs (internal/pdn/testdata/README.md): each
+// game gets its own verdict and the next one is read. The expected lines
+// are read off the files by hand: where each game starts, and why it is
+// not ours (its GameType, PDN's own FEN form, numbered squares).
+func TestPdnValidateOtherPrograms(t *testing.T) {
+	dir := filepath.Join("..", "..", "internal", "pdn", "testdata")
+	intl := `tag GameType "20": GameType 20 is international draughts, another game; Italian Damone is GameType 90`
+	cases := []struct {
+		file string
+		want []string
+	}{
+		{"fmjd-nk2003-amsterdam.pdn", []string{
+			":1: game 1: unreadable: " + intl,
+			":24: game 2: unreadable: " + intl,
+			":47: game 3: unreadable: " + intl,
+			"1 file (0 unreadable), 3 games: 0 valid, 0 invalid, 3 unreadable",
+		}},
+		{"lidraughts-export.pdn", []string{
+			":1: game 1: unreadable: " + intl,
+			"1 file (0 unreadable), 1 game: 0 valid, 0 invalid, 1 unreadable",
+		}},
+		{"russian-ussr1947.pdn", []string{
+			`:1: game 1: unreadable: tag FEN "W:W29,30`, // PDN's FEN, not our position text
+			`:17: game 2: unreadable: tag FEN "W:W29,30`,
+			"1 file (0 unreadable), 2 games: 0 valid, 0 invalid, 2 unreadable",
+		}},
+		{"italian-campionato-2005.pdn", []string{
+			`:8:4: game 1: unreadable: "21-17" is neither a result`,
+			`:26:4: game 2: unreadable: "21-17" is neither a result`, // game 2 starts on line 19
+			"1 file (0 unreadable), 2 games: 0 valid, 0 invalid, 2 unreadable",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			out, _, code := runCLI(t, "", "pdn", "validate", path)
+			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if code != 1 || len(got) != len(c.want) {
+				t.Fatalf("exit %d, output:\n%s\nwant exit 1 and %d lines", code, out, len(c.want))
+			}
+			for i, w := range c.want {
+				if i < len(c.want)-1 {
+					w = path + w
+				}
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("line %d: %q\nwant it to start %q", i+1, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// One bad game spoils no other: a Result tag against the result token, a
+// tag given twice, and a stray byte order mark where two files were
+// joined. The verdicts are worked out by hand: the broken games are
+// unreadable with their line and column, the others are judged.
+func TestPdnValidateOneBadGame(t *testing.T) {
+	src := strings.Join([]string{
+		`[Event "disagrees"]`, // 1
+		`[Result "1-0"]`,
+		`1. e2-d3 0-1`, // 3: result 0-1 at col 10
+		``,
+		`[Event "fine"]`, // 5
+		`1. e2-d3 b5-c4 2. d3xb5 *`,
+		``,
+		`[Event "twice"]`, // 8
+		`[Event "again"]`, // 9: the second Event
+		`[Round "1"]`,
+		`1. e2-d3 *`,
+		"\uFEFF[Event \"after a BOM\"]", // 12
+		`1. e2-d3 b5-c4 *`,
+		``,
+	}, "\n")
+	out, _, code := runCLI(t, src, "pdn", "validate", "-")
+	want := strings.Join([]string{
+		`stdin:3:10: game 1: unreadable: result 0-1 disagrees with the Result tag "1-0" (line 2)`,
+		`stdin:5: game 2: valid, 3 plies, not over`,
+		`stdin:9:1: game 3: unreadable: tag Event given twice in one game (first on line 8); end each game with its result (1-0, 0-1, 1/2-1/2 or *)`,
+		`stdin:12: game 4: valid, 2 plies, not over`,
+		`1 file (0 unreadable), 4 games: 2 valid, 0 invalid, 2 unreadable`,
+	}, "\n") + "\n"
+	if code != 1 || out != want {
+		t.Errorf("exit %d, output:\n%s\nwant exit 1 and:\n%s", code, out, want)
+	}
+	out, _, _ = runCLI(t, src, "pdn", "validate", "--json", "-")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum pdnCounts
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Games != 4 || sum.Valid != 2 || sum.Unreadable != 2 || sum.Invalid != 0 {
+		t.Errorf("JSON summary %+v (%v), want 4 games, 2 valid, 2 unreadable", sum, err)
 	}
 }

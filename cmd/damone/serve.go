@@ -48,7 +48,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "send traces over OTLP/gRPC to this URL, e.g. http://otel-collector:4317 (https:// for TLS); empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT is set")
-	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address")
+	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address, all but cmdline (it can hold secrets)")
 	webPage := fs.Bool("web", true, "serve the board page (/, /games/{id}) on the HTTP address, when the games service is served")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -207,7 +207,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	if traced {
 		shutdown, err := tracing.Start(context.Background(), *otlpEndpoint, version, logger)
 		if err != nil {
-			return cli.Usagef("--otlp-endpoint %q: %v", *otlpEndpoint, err)
+			return cli.Usagef("--otlp-endpoint %q: %v", tracing.Redacted(*otlpEndpoint), err)
 		}
 		defer func() {
 			// Spans still buffered are sent, for a few seconds at most.
@@ -217,7 +217,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 				logger.Warn("flushing traces", "err", err)
 			}
 		}()
-		logger.Info("tracing", "otlp_endpoint", *otlpEndpoint)
+		logger.Info("tracing", "otlp_endpoint", tracing.Redacted(*otlpEndpoint))
 	}
 
 	srv, err := server.New(server.Config{

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,7 +23,7 @@ import (
 const storeUsage = `Usage: damone store verify|backup ...
   damone store verify [--data-dir DIR | --file FILE]
       check an embedded store file without writing to it
-  damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
+  damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE|-
       write a verified copy: hot from a running server, or of a stopped store
 
 Both exit 0 when the file is sound, 1 when it is damaged, in use or
@@ -39,7 +40,7 @@ func runStore(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case "verify":
 		return runStoreVerify(args[1:], stdout)
 	case "backup":
-		return runStoreBackup(args[1:], stdout)
+		return runStoreBackup(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, storeUsage)
 		return flag.ErrHelp
@@ -93,19 +94,23 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-func runStoreBackup(args []string, stdout io.Writer) error {
-	fs := cli.NewFlags("store backup", stdout, `Usage: damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE
+func runStoreBackup(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlags("store backup", stdout, `Usage: damone store backup (--from http://HOST:PORT | --data-dir DIR) --out FILE|-
 
 Copies an embedded store to FILE. With --from, a hot backup from a
 running damone serve: GET `+server.BackupPath+` on its metrics address, a
 consistent snapshot taken while it serves. With --data-dir, the file of a
 store no server is running on. The copy is written beside FILE, synced,
 verified as damone store verify does, and only then renamed to FILE
-(replacing an older one). Exits 0 with a summary, 1 if the copy failed or
-is not sound (FILE is then left as it was).`)
+(replacing an older one). FILE must be a new path or a regular file: a
+symbolic link, a directory, a device or a named pipe is refused. With
+--out -, the copy is verified in a temporary file, then written to
+standard output, and the summary goes to standard error. Exits 0 with a
+summary, 1 if --out is refused, the copy failed or is not sound (FILE is
+then left as it was).`)
 	from := fs.String("from", "", "metrics address of the running server: http://HOST:PORT (or HOST:PORT)")
 	dataDir := fs.String("data-dir", "", "data directory of a store no server is running on")
-	out := fs.String("out", "", "the backup file to write")
+	out := fs.String("out", "", "the backup file to write: a new path or a regular file (replaced); - for standard output")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up on a --from backup after this long")
 	rest, err := fs.ParseArgs(args)
 	if err != nil {
@@ -135,6 +140,14 @@ is not sound (FILE is then left as it was).`)
 		source = filepath.Join(*dataDir, bolt.FileName)
 		fill = func(w io.Writer) (int64, error) { return bolt.BackupFile(source, w) }
 	}
+	if *out == "-" {
+		sum, err := streamVerified(stdout, fill)
+		if err != nil {
+			return fmt.Errorf("backup of %s to standard output: %w", source, err)
+		}
+		_, err = fmt.Fprintf(stderr, "standard output: backup of %s, verified: %s\n", source, describe(sum))
+		return err
+	}
 	if err := checkOut(*out, *dataDir); err != nil {
 		return err
 	}
@@ -146,11 +159,52 @@ is not sound (FILE is then left as it was).`)
 	return err
 }
 
+// outKind refuses a backup's --out that is anything but a new path or a
+// regular file: renaming over a symbolic link, a device or a named pipe
+// would replace it with a file holding every game (as root, /dev/null
+// included), and opening a named pipe would wait for a reader.
+func outKind(out string) error {
+	info, err := os.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	what := ""
+	switch t := info.Mode().Type(); {
+	case info.Mode().IsRegular():
+		return nil
+	case t&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(out)
+		what = fmt.Sprintf("a symbolic link (to %s): give the file it names, or a new path", target)
+	case t&fs.ModeDir != 0:
+		what = "a directory: give a file's path, e.g. " + filepath.Join(out, "damone-backup.db")
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case t&fs.ModeDevice != 0:
+		what = "a block device"
+	default:
+		what = "not a regular file"
+	}
+	if !strings.Contains(what, ":") {
+		what += ", not a regular file: a backup is written to a new path or over a regular file only (--out - writes it to standard output)"
+	}
+	return fmt.Errorf("--out %s is %s", out, what)
+}
+
 // checkOut refuses a backup's --out that would replace a store: the file
 // of a running server (renaming over it would leave the server writing
 // to a file with no name, and lose everything it acknowledges after), or
 // the --data-dir store being copied.
 func checkOut(out, dataDir string) error {
+	if err := outKind(out); err != nil {
+		return err
+	}
 	busy, err := inUse(out)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
@@ -230,6 +284,35 @@ func firstLine(b []byte) string {
 	return s
 }
 
+// streamVerified writes a store file to w: written by fill into a
+// temporary file (in os.TempDir), verified, then copied to w. Nothing
+// reaches w unless the copy is sound; the temporary file is removed.
+func streamVerified(w io.Writer, fill func(io.Writer) (int64, error)) (bolt.Summary, error) {
+	tmp, err := os.CreateTemp("", ".damone-backup-*.db")
+	if err != nil {
+		return bolt.Summary{}, err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	defer tmp.Close()
+	n, err := fill(tmp)
+	if err != nil {
+		return bolt.Summary{}, err
+	}
+	sum, err := bolt.Verify(name)
+	if err != nil {
+		return bolt.Summary{}, fmt.Errorf("the copy (%d bytes) is not sound, so nothing was written: %w", n, err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return bolt.Summary{}, err
+	}
+	if _, err := io.Copy(w, tmp); err != nil {
+		return bolt.Summary{}, fmt.Errorf("writing to standard output: %w", err)
+	}
+	sum.Path = "-"
+	return sum, nil
+}
+
 // writeVerified writes a store file to out through a temporary file beside
 // it: written by fill, synced, verified, then renamed over out. Nothing is
 // left behind on an error.
@@ -257,6 +340,9 @@ func writeVerified(out string, fill func(io.Writer) (int64, error)) (bolt.Summar
 	sum, err := bolt.Verify(name)
 	if err != nil {
 		return bolt.Summary{}, fmt.Errorf("the copy (%s bytes) is not sound, so %s was not written: %w", strconv.FormatInt(n, 10), out, err)
+	}
+	if err := outKind(out); err != nil {
+		return bolt.Summary{}, fmt.Errorf("%w (since the backup began): not replaced", err)
 	}
 	if busy, err := inUse(out); err != nil || busy {
 		return bolt.Summary{}, fmt.Errorf("%s became in use by another process while the backup was written: not replaced", out)

@@ -599,6 +599,16 @@ func confMain(t *testing.T, s *suite) {
 	if _, err := g.games.OfferDraw(withToken(context.Background(), offered.GetRedToken()), &damonev1.OfferDrawRequest{Name: offered.GetGame().GetName()}); err != nil {
 		t.Fatal(err)
 	}
+	// Request ids: Red resigned a game with one; a CreateGame with one.
+	resigned := g.create("", nil)
+	if _, err := g.games.Resign(withToken(context.Background(), resigned.GetRedToken()),
+		&damonev1.ResignRequest{Name: resigned.GetGame().GetName(), RequestId: "resigned-1"}); err != nil {
+		t.Fatal(err)
+	}
+	const createID = "7d3f2a10-5c4b-4e8d-9f1a-0b6c2e4d8a37"
+	if _, err := g.games.CreateGame(context.Background(), &damonev1.CreateGameRequest{Game: &damonev1.Game{}, RequestId: createID}); err != nil {
+		t.Fatal(err)
+	}
 	ambiguous := g.create(ambiguousStart, nil)
 	// A game at the server's length limit (--max-game-plies 6).
 	capped := g.create("", nil)
@@ -661,6 +671,18 @@ func confMain(t *testing.T, s *suite) {
 		// GameService.
 		{name: "CreateGame: invalid variant", mk: fixedCall(call{method: rpcCreate, req: &damonev1.CreateGameRequest{Game: &damonev1.Game{Variant: limitVariant(-1)}}}),
 			want: invalid("game.variant.no_progress_limit")},
+		// REST: the body is the game, the request id a query parameter.
+		{name: "CreateGame: request id reused with other settings", mk: with(call{method: rpcCreate, req: &damonev1.CreateGameRequest{
+			Game: &damonev1.Game{Variant: &damonev1.Variant{FirstPlayer: damonev1.Side_SIDE_BLACK}}, RequestId: createID}},
+			func(c *call) { q := "request_id=" + createID; c.restQuery = &q }),
+			want: invalid("request_id")},
+		{name: "CreateGame: request id too short", mk: with(call{method: rpcCreate, req: &damonev1.CreateGameRequest{Game: &damonev1.Game{}, RequestId: "short"}},
+			func(c *call) { q := "request_id=short"; c.restQuery = &q }),
+			want: invalid("request_id")},
+		{name: "OfferDraw: request id used by Resign", mk: fixedCall(call{method: rpcOfferDraw, auth: bearer(resigned.GetRedToken()),
+			req: &damonev1.OfferDrawRequest{Name: resigned.GetGame().GetName(), RequestId: "resigned-1"}}), want: invalid("request_id")},
+		{name: "AnswerDrawOffer: request id too long", mk: fixedCall(call{method: rpcAnswerDraw, auth: black,
+			req: &damonev1.AnswerDrawOfferRequest{Name: name, RequestId: strings.Repeat("r", 65)}}), want: invalid("request_id")},
 		{name: "ListGames: negative page size", mk: fixedCall(call{method: rpcListGames, req: &damonev1.ListGamesRequest{PageSize: -1}}),
 			want: invalid("page_size")},
 		{name: "ListGames: page token not ours", mk: fixedCall(call{method: rpcListGames, req: &damonev1.ListGamesRequest{PageToken: "x"}}),

@@ -3,6 +3,7 @@ package games
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -453,24 +454,28 @@ func decodeInlineMoves(g *Game, r *gameRecord) error {
 	return nil
 }
 
-// requestRecord's last four fields are absent from records written before
+// requestRecord's fields after seq are absent from records written before
 // they existed (version 0): such a record answers a retry with the game
-// as it is now.
+// as it is now. Records of calls other than moves (call set) have head,
+// the game after the call, instead of version..clock.
 type requestRecord struct {
-	RequestID string     `json:"request_id"`
-	Move      string     `json:"move"`
-	Ply       int        `json:"ply"`
-	Sequence  int64      `json:"seq"`
-	Version   int64      `json:"version,omitempty"`
-	LastEvent int64      `json:"last_event,omitempty"`
-	Time      *time.Time `json:"time,omitempty"`
-	DrawOffer string     `json:"draw_offer,omitempty"`
+	RequestID string          `json:"request_id"`
+	Call      string          `json:"call,omitempty"`
+	Move      string          `json:"move,omitempty"`
+	Ply       int             `json:"ply"`
+	Sequence  int64           `json:"seq"`
+	Version   int64           `json:"version,omitempty"`
+	LastEvent int64           `json:"last_event,omitempty"`
+	Time      *time.Time      `json:"time,omitempty"`
+	DrawOffer string          `json:"draw_offer,omitempty"`
+	Clock     *clockRecord    `json:"clock,omitempty"`
+	Head      json.RawMessage `json:"head,omitempty"`
 }
 
 // EncodeRequest returns the stored form of a request record.
 func EncodeRequest(r *RequestRecord) ([]byte, error) {
-	rec := requestRecord{RequestID: r.RequestID, Move: r.Move, Ply: r.Ply, Sequence: r.Sequence,
-		Version: r.Version, LastEvent: r.LastEvent}
+	rec := requestRecord{RequestID: r.RequestID, Call: string(r.Call), Move: r.Move, Ply: r.Ply, Sequence: r.Sequence,
+		Version: r.Version, LastEvent: r.LastEvent, Clock: encodeClock(r.Clock, true), Head: r.Head}
 	if r.Version > 0 {
 		t := r.Time
 		rec.Time = &t
@@ -487,19 +492,72 @@ func DecodeRequest(b []byte) (RequestRecord, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return RequestRecord{}, fmt.Errorf("request record: %w", err)
 	}
-	r := RequestRecord{RequestID: rec.RequestID, Move: rec.Move, Ply: rec.Ply, Sequence: rec.Sequence,
-		Version: rec.Version, LastEvent: rec.LastEvent}
+	r := RequestRecord{RequestID: rec.RequestID, Call: Call(rec.Call), Move: rec.Move, Ply: rec.Ply, Sequence: rec.Sequence,
+		Version: rec.Version, LastEvent: rec.LastEvent, Head: rec.Head}
+	switch r.Call {
+	case CallMove:
+		if r.Move == "" {
+			return RequestRecord{}, errors.New("request record: a move's record without its move")
+		}
+	case CallResign, CallOfferDraw, CallAcceptDraw, CallDeclineDraw:
+		if len(r.Head) == 0 {
+			return RequestRecord{}, fmt.Errorf("request record: a %s record without the game", r.Call)
+		}
+	default:
+		return RequestRecord{}, fmt.Errorf("request record: unknown call %s", strconv.Quote(rec.Call))
+	}
 	if rec.Time != nil {
 		r.Time = *rec.Time
+	}
+	if rec.Clock != nil {
+		if rec.Clock.Since == nil {
+			return RequestRecord{}, errors.New("request record: clock without its time")
+		}
+		c, err := decodeClock(rec.Clock, time.Time{})
+		if err != nil {
+			return RequestRecord{}, fmt.Errorf("request record: %w", err)
+		}
+		r.Clock = c
 	}
 	if rec.DrawOffer != "" {
 		side, err := engine.ParseSide(rec.DrawOffer)
 		if err != nil {
-			return RequestRecord{}, fmt.Errorf("request record %s: draw offer: %w", rec.RequestID, err)
+			return RequestRecord{}, fmt.Errorf("request record: draw offer: %w", err)
 		}
 		r.HasOffer, r.DrawOffer = true, side
 	}
 	return r, nil
+}
+
+// createRecord is the stored form of a CreateRecord (the key is the
+// store's key, not part of the record).
+type createRecord struct {
+	V        int             `json:"v"`
+	GameID   string          `json:"game"`
+	Settings string          `json:"settings_sha256"`
+	Game     json.RawMessage `json:"created"`
+	Sealed   []byte          `json:"tokens_sealed"` // base64 in JSON
+}
+
+// EncodeCreateRequest returns the stored form of a create record.
+func EncodeCreateRequest(r *CreateRecord) ([]byte, error) {
+	return json.Marshal(createRecord{V: 1, GameID: r.GameID, Settings: r.Settings, Game: r.Game, Sealed: r.Sealed})
+}
+
+// DecodeCreateRequest reads a create record of the given key, written by
+// EncodeCreateRequest.
+func DecodeCreateRequest(key string, b []byte) (CreateRecord, error) {
+	var rec createRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return CreateRecord{}, fmt.Errorf("create request record: %w", err)
+	}
+	switch {
+	case rec.V != 1:
+		return CreateRecord{}, fmt.Errorf("create request record: unknown version %d", rec.V)
+	case rec.GameID == "" || len(rec.Game) == 0 || len(rec.Sealed) == 0 || len(rec.Settings) != 64:
+		return CreateRecord{}, errors.New("create request record: a field is missing")
+	}
+	return CreateRecord{Key: key, GameID: rec.GameID, Settings: rec.Settings, Game: rec.Game, Sealed: rec.Sealed}, nil
 }
 
 func encodeVariant(v *engine.Variant) variantRecord {

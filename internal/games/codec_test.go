@@ -3,6 +3,7 @@ package games
 import (
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +31,13 @@ func TestRequestRecordRoundTrip(t *testing.T) {
 			t.Errorf("time %v, want %v", got.Time, r.Time)
 		}
 		got.Time = r.Time
-		if got != r {
+		if !reflect.DeepEqual(got, r) {
 			t.Errorf("round trip of %s: %+v, want %+v", b, got, r)
 		}
 	}
 	// A record written before records kept the state after the move.
 	old, err := DecodeRequest([]byte(`{"request_id":"red/x","move":"e2-d3","ply":1,"seq":2}`))
-	if err != nil || old != (RequestRecord{RequestID: "red/x", Move: "e2-d3", Ply: 1, Sequence: 2}) {
+	if err != nil || !reflect.DeepEqual(old, RequestRecord{RequestID: "red/x", Move: "e2-d3", Ply: 1, Sequence: 2}) {
 		t.Errorf("old record: %+v, %v; want its four fields and Version 0", old, err)
 	}
 	if _, err := DecodeRequest([]byte(`{"request_id":"red/x","move":"e2-d3","ply":1,"seq":2,"version":2,"draw_offer":"green"}`)); err == nil {

@@ -152,17 +152,29 @@ func (s *Service) CreateAgainstEngine(ctx context.Context, v engine.Variant, opp
 // CreateAgainstEngineTimed is CreateAgainstEngine with a time control, as
 // CreateTimed.
 func (s *Service) CreateAgainstEngineTimed(ctx context.Context, v engine.Variant, opp EngineOpponent, tc TimeControl) (*Game, Tokens, error) {
+	return s.createAgainstEngine(ctx, v, opp, tc, nil)
+}
+
+// checkEngineOpponent checks an engine opponent's settings.
+func (s *Service) checkEngineOpponent(opp EngineOpponent) error {
 	switch {
 	case s.engine == nil:
-		return nil, Tokens{}, invalid("game.engine_opponent", "this server does not run the engine as a player")
+		return invalid("game.engine_opponent", "this server does not run the engine as a player")
 	case opp.Side > engine.Black:
-		return nil, Tokens{}, invalid("game.engine_opponent.side", "must be SIDE_RED or SIDE_BLACK")
+		return invalid("game.engine_opponent.side", "must be SIDE_RED or SIDE_BLACK")
 	case opp.MoveTime <= 0 && opp.Depth <= 0:
-		return nil, Tokens{}, invalid("game.engine_opponent", "give a strength: move_time above 0 or depth 1..64")
+		return invalid("game.engine_opponent", "give a strength: move_time above 0 or depth 1..64")
 	case opp.MoveTime > s.maxEngineTime:
-		return nil, Tokens{}, invalid("game.engine_opponent.move_time", "%v is above the server's cap of %v per move", opp.MoveTime, s.maxEngineTime)
+		return invalid("game.engine_opponent.move_time", "%v is above the server's cap of %v per move", opp.MoveTime, s.maxEngineTime)
 	case opp.Depth < 0 || opp.Depth > 64:
-		return nil, Tokens{}, invalid("game.engine_opponent.depth", "must be 1..64, got %d", opp.Depth)
+		return invalid("game.engine_opponent.depth", "must be 1..64, got %d", opp.Depth)
+	}
+	return nil
+}
+
+func (s *Service) createAgainstEngine(ctx context.Context, v engine.Variant, opp EngineOpponent, tc TimeControl, ck *createKey) (*Game, Tokens, error) {
+	if err := s.checkEngineOpponent(opp); err != nil {
+		return nil, Tokens{}, err
 	}
 	// If the engine's side starts, hold its move's place in the queue
 	// before the game exists (an invalid variant is create's error).
@@ -173,7 +185,7 @@ func (s *Service) CreateAgainstEngineTimed(ctx context.Context, v engine.Variant
 		}
 		reserved = true
 	}
-	g, tokens, err := s.create(ctx, v, &opp, tc)
+	g, tokens, err := s.create(ctx, v, &opp, tc, ck)
 	if reserved {
 		key := ""
 		if err == nil {
@@ -183,12 +195,6 @@ func (s *Service) CreateAgainstEngineTimed(ctx context.Context, v engine.Variant
 	}
 	if err != nil {
 		return nil, Tokens{}, err
-	}
-	// The engine's token is never handed out.
-	if opp.Side == engine.Red {
-		tokens.Red = ""
-	} else {
-		tokens.Black = ""
 	}
 	s.afterChange(g)
 	return g, tokens, nil

@@ -152,7 +152,8 @@ func (g *Game) replay() (*engine.Game, error) {
 // asOf returns the game (read with its moves) as the move recorded by rec
 // left it (the first response to that request): its first rec.Ply moves,
 // with the position and outcome they lead to, and the version, last
-// event, update time and pending offer recorded then.
+// event, update time, pending offer and clocks recorded then (a record
+// written before it kept the clocks leaves them as they are now).
 func (g *Game) asOf(rec RequestRecord) (*Game, error) {
 	c := g.Clone()
 	c.Moves, c.Plies = c.Moves[:rec.Ply], rec.Ply
@@ -163,6 +164,9 @@ func (g *Game) asOf(rec RequestRecord) (*Game, error) {
 	c.Position, c.Outcome, c.Recent = eg.Position(), eg.Outcome(), eg.Recent()
 	c.Version, c.LastEvent, c.UpdateTime = rec.Version, rec.LastEvent, rec.Time
 	c.HasOffer, c.DrawOffer = rec.HasOffer, rec.DrawOffer
+	if rec.Clock != nil {
+		c.Clock = rec.Clock.clone()
+	}
 	return c, nil
 }
 

@@ -14,6 +14,7 @@ type MemoryStore struct {
 	games    map[string]*memGame
 	order    []string // ids in creation order
 	requests map[string]map[string]RequestRecord
+	creates  map[string]CreateRecord // by CreateRecord.Key
 }
 
 type memGame struct {
@@ -23,14 +24,27 @@ type memGame struct {
 
 // NewMemoryStore returns an empty store.
 func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{games: map[string]*memGame{}, requests: map[string]map[string]RequestRecord{}}
+	return &MemoryStore{games: map[string]*memGame{}, requests: map[string]map[string]RequestRecord{},
+		creates: map[string]CreateRecord{}}
 }
 
-func (s *MemoryStore) Create(_ context.Context, g *Game, events []Event) error {
+func (s *MemoryStore) Create(ctx context.Context, g *Game, events []Event) error {
+	return s.CreateRequested(ctx, g, events, nil)
+}
+
+func (s *MemoryStore) CreateRequested(_ context.Context, g *Game, events []Event, req *CreateRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.games[g.ID]; dup {
 		return ErrConflict
+	}
+	if req != nil {
+		if _, dup := s.creates[req.Key]; dup {
+			return ErrDuplicateRequest
+		}
+		r := *req
+		r.Game, r.Sealed = append([]byte(nil), req.Game...), append([]byte(nil), req.Sealed...)
+		s.creates[req.Key] = r
 	}
 	s.games[g.ID] = &memGame{game: g.Head(), events: append([]Event(nil), events...)}
 	// Ids sort in creation order (time-ordered UUIDs), but keep the slice
@@ -118,6 +132,16 @@ func (s *MemoryStore) Request(_ context.Context, id, requestID string) (RequestR
 	r, ok := s.requests[id][requestID]
 	if !ok {
 		return RequestRecord{}, ErrNotFound
+	}
+	return r, nil
+}
+
+func (s *MemoryStore) CreateRequest(_ context.Context, key string) (CreateRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.creates[key]
+	if !ok {
+		return CreateRecord{}, ErrNotFound
 	}
 	return r, nil
 }

@@ -45,7 +45,7 @@ const maxAttempts = 8
 // (the game as that move left it), and plays nothing. Errors, each an
 // *Error: CodeUnauthenticated (no token), CodePermissionDenied (not one of
 // the game's tokens), CodeInvalidArgument (malformed notation, a request
-// id too long, not UTF-8 or reused for another move), CodeNotFound,
+// id too long, not UTF-8 or reused for another move or call), CodeNotFound,
 // CodeAborted (the etag or ply no longer holds, or the game kept changing
 // through every retry),
 // CodeFailedPrecondition (game over, not your turn, illegal or ambiguous
@@ -126,7 +126,8 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		if r.RequestID != "" {
 			// The state after the move, so a retry answers as this call does.
 			req = &RequestRecord{RequestID: reqID, Move: r.Move, Ply: g.Ply(), Sequence: res.Sequence,
-				Version: g.Version, LastEvent: g.LastEvent, Time: g.UpdateTime, HasOffer: g.HasOffer, DrawOffer: g.DrawOffer}
+				Version: g.Version, LastEvent: g.LastEvent, Time: g.UpdateTime, HasOffer: g.HasOffer, DrawOffer: g.DrawOffer,
+				Clock: g.Clock.clone()}
 		}
 		// A move that makes the engine move needs a place in its queue.
 		engineDone, err := s.reserveEngineMove(g)
@@ -221,9 +222,14 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 	if err != nil {
 		return nil, storeError(err)
 	}
+	if rec.Call != CallMove {
+		return nil, errRequestReused(rec.Call)
+	}
 	if rec.Move != r.Move {
-		return nil, invalid("request_id", "request_id %s was already used on this game for the move %s, not %s",
-			engine.Quote(r.RequestID), engine.Quote(rec.Move), engine.Quote(r.Move))
+		// Never the id itself: messages reach logs and traces, and an id
+		// is the client's (docs/deploy.md, Secrets).
+		return nil, invalid("request_id", "this side already used this request_id on this game for the move %s, not %s; use a new request_id for a new move",
+			engine.Quote(rec.Move), engine.Quote(r.Move))
 	}
 	// The record can be newer than the game read before it: read again.
 	if rec.Ply > g.Ply() {
@@ -231,7 +237,7 @@ func (s *Service) replayRequest(ctx context.Context, g *Game, r MoveRequest, req
 			return nil, storeError(err)
 		}
 		if rec.Ply > g.Ply() {
-			return nil, fmt.Errorf("request %s records ply %d but game %s is at ply %d", engine.Quote(reqID), rec.Ply, g.ID, g.Ply())
+			return nil, fmt.Errorf("a request record of game %s has ply %d but the game is at ply %d", g.ID, rec.Ply, g.Ply())
 		}
 	}
 	if err := s.WithMoves(ctx, g); err != nil {

@@ -191,8 +191,11 @@ func TestReplayAnswersTheStateAfterTheMove(t *testing.T) {
 		other := req
 		other.Move = "c4-d5"
 		_, err = s.MakeMove(ctx, other)
-		if e := wantErr(t, err, CodeInvalidArgument, ReasonInvalidRequest); e.Field != "request_id" {
-			t.Errorf("Field %q, want request_id", e.Field)
+		// The message names the field and both moves, never the id: it
+		// reaches the log and the traces.
+		if e := wantErr(t, err, CodeInvalidArgument, ReasonInvalidRequest); e.Field != "request_id" ||
+			e.Message != `this side already used this request_id on this game for the move "c4xa6", not "c4-d5"; use a new request_id for a new move` {
+			t.Errorf("Field %q message %q, want request_id and a message naming both moves, not the id", e.Field, e.Message)
 		}
 	})
 }

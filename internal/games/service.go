@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -167,7 +168,7 @@ type Tokens struct{ Red, Black string }
 // setting, capture-all-Damones without both Damones) are CodeInvalidArgument
 // on field "variant"; a full store is CodeResourceExhausted.
 func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, error) {
-	return s.create(ctx, v, nil, TimeControl{})
+	return s.create(ctx, v, nil, TimeControl{}, nil)
 }
 
 // CreateTimed is Create with a time control (clock.go): tc.Initial (and
@@ -175,10 +176,12 @@ func (s *Service) Create(ctx context.Context, v engine.Variant) (*Game, Tokens, 
 // Limits.MaxClockTime. Errors as Create, and CodeInvalidArgument naming
 // the field of game.time_control out of bounds.
 func (s *Service) CreateTimed(ctx context.Context, v engine.Variant, tc TimeControl) (*Game, Tokens, error) {
-	return s.create(ctx, v, nil, tc)
+	return s.create(ctx, v, nil, tc, nil)
 }
 
-func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOpponent, tc TimeControl) (*Game, Tokens, error) {
+// create makes a game; with ck, under that CreateGame request id
+// (requestids.go). The engine's side gets no token.
+func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOpponent, tc TimeControl, ck *createKey) (*Game, Tokens, error) {
 	eg, err := engine.NewGame(v)
 	if err != nil {
 		return nil, Tokens{}, invalid("game.variant", "invalid variant: %v", err)
@@ -215,10 +218,30 @@ func (s *Service) create(ctx context.Context, v engine.Variant, opp *EngineOppon
 	startClock(g, now)
 	events := []Event{{Kind: EventCreated, Variant: g.Variant}}
 	s.stamp(g, events)
-	if err := s.store.Create(ctx, g, events); err != nil {
+	tokens := Tokens{Red: red, Black: black}
+	if opp != nil { // the engine's token is never handed out
+		if opp.Side == engine.Red {
+			tokens.Red = ""
+		} else {
+			tokens.Black = ""
+		}
+	}
+	if ck == nil {
+		err = s.store.Create(ctx, g, events)
+	} else {
+		var rec *CreateRecord
+		if rec, err = ck.record(g, tokens); err != nil {
+			return nil, Tokens{}, err
+		}
+		err = s.store.CreateRequested(ctx, g, events, rec)
+	}
+	if errors.Is(err, ErrDuplicateRequest) {
+		return nil, Tokens{}, err
+	}
+	if err != nil {
 		return nil, Tokens{}, storeError(err)
 	}
-	return g, Tokens{Red: red, Black: black}, nil
+	return g, tokens, nil
 }
 
 // reserveCreate passes the max-games check for one create, counting the

@@ -32,21 +32,52 @@ type ListQuery struct {
 	Status StatusFilter
 }
 
-// RequestRecord remembers the move made under a client's request id, so a
-// retry returns the first result and plays nothing twice. It keeps what
-// the game's moves cannot tell again of the state after the move: the
-// version (etag), last event, update time and pending offer. Records
-// written before it kept them have Version 0.
+// RequestRecord remembers the change made under a client's request id on
+// one game (a move, a resignation, a draw offer or answer), so a retry
+// returns the first result and changes nothing twice. For a move it keeps
+// what the game's moves cannot tell again of the state after the move:
+// the version (etag), last event, update time, pending offer and clocks;
+// records written before it kept them have Version 0. For any other call
+// (Call set) it keeps the game after the change as its stored record
+// (Head), without the moves, which the game's log still has.
 type RequestRecord struct {
 	RequestID string
-	Move      string // the notation the request gave
-	Ply       int    // the game's ply after the move
-	Sequence  int64  // the sequence number of the move's event
+	Call      Call   // CallMove for a move (and every record written before calls had names)
+	Move      string // a move's notation, as the request gave it
+	Ply       int    // the game's ply after the change
+	Sequence  int64  // the sequence number of the change's first event
 	Version   int64  // the game's version after the move
 	LastEvent int64  // the game's last event after the move (game_ended, if the move ended it)
 	Time      time.Time
 	HasOffer  bool
 	DrawOffer engine.Side // valid when HasOffer: the mover's own offer, still pending
+	Clock     *Clock      // a move's: the clocks after it (nil without a time control, or in an older record)
+	Head      []byte      // a call other than a move: EncodeGame of the game after it
+}
+
+// Call names what a request id was used for: one side's ids on one game
+// are one namespace for every call.
+type Call string
+
+const (
+	CallMove        Call = ""
+	CallResign      Call = "resign"
+	CallOfferDraw   Call = "offer_draw"
+	CallAcceptDraw  Call = "accept_draw"
+	CallDeclineDraw Call = "decline_draw"
+)
+
+// CreateRecord remembers a game created under a client's request id, so a
+// retried CreateGame returns the first response, tokens included, and
+// creates nothing. It holds neither the id nor the tokens: Key is a digest
+// of the id, and Sealed the tokens encrypted with a key derived from the
+// id (requests.go), so the store alone cannot give them back.
+type CreateRecord struct {
+	Key      string // LookupKey of the request id: lowercase hex of a SHA-256
+	GameID   string
+	Settings string // SettingsDigest of the request's settings
+	Game     []byte // EncodeGame of the game as created
+	Sealed   []byte // the tokens, sealed (AES-256-GCM) under the id's key
 }
 
 // Store keeps games, their event logs and request ids. A database fits
@@ -70,6 +101,13 @@ type Store interface {
 	Events(ctx context.Context, id string, after int64, limit int) ([]Event, error)
 	// Request returns the record of a request id or ErrNotFound.
 	Request(ctx context.Context, id, requestID string) (RequestRecord, error)
+	// CreateRequested is Create that also records req in the same
+	// transaction: ErrDuplicateRequest (and nothing stored) if req.Key is
+	// already recorded.
+	CreateRequested(ctx context.Context, g *Game, events []Event, req *CreateRecord) error
+	// CreateRequest returns the record of a create's request key
+	// (CreateRecord.Key) or ErrNotFound.
+	CreateRequest(ctx context.Context, key string) (CreateRecord, error)
 	// Count returns the number of games held.
 	Count(ctx context.Context) (int, error)
 	// Due returns up to limit ids of games going on whose clock deadline

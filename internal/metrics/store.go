@@ -89,6 +89,18 @@ func (i *instrumentedStore) Events(ctx context.Context, id string, after int64, 
 	return i.s.Events(ctx, id, after, limit)
 }
 
+// A create under a request id, and its lookup, count as the create and
+// request operations they are.
+func (i *instrumentedStore) CreateRequested(ctx context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) (err error) {
+	defer func(t time.Time) { i.m.observe("create", t, err) }(time.Now())
+	return i.s.CreateRequested(ctx, g, events, req)
+}
+
+func (i *instrumentedStore) CreateRequest(ctx context.Context, key string) (r games.CreateRecord, err error) {
+	defer func(t time.Time) { i.m.observe("request", t, err) }(time.Now())
+	return i.s.CreateRequest(ctx, key)
+}
+
 func (i *instrumentedStore) Request(ctx context.Context, id, requestID string) (r games.RequestRecord, err error) {
 	defer func(t time.Time) { i.m.observe("request", t, err) }(time.Now())
 	return i.s.Request(ctx, id, requestID)

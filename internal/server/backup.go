@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/damone-rules/damone/internal/games"
@@ -18,20 +19,26 @@ const BackupPath = "/admin/backup"
 
 // Backuper is a store that can stream a consistent snapshot of itself
 // while it serves: the embedded store (bolt.Store.Backup). Backup calls
-// sized with the snapshot's length in bytes before writing any of it.
+// sized with the snapshot's length in bytes before writing any of it. An
+// error before that wrapping syscall.EBUSY means another backup is under
+// way; one wrapping syscall.ENOSPC, that there is no room for the
+// snapshot.
 type Backuper interface {
 	Backup(ctx context.Context, w io.Writer, sized func(bytes int64)) (int64, error)
 }
 
 // backupStall bounds how long a backup waits for its client to take the
-// next bytes: the snapshot is one read transaction, which a writer that
-// must grow the file's memory map waits for.
+// next bytes. The store does not wait for the client (the snapshot is
+// served from a copy), but the copy takes disk space and the one backup
+// slot until the client has it all or is cut off.
 const backupStall = 30 * time.Second
 
 // backupHandler serves GET BackupPath: the store file as of one
 // transaction, application/octet-stream with its Content-Length; 501 for
-// a store without hot backups. A backup that fails midway is cut off, so
-// the client sees fewer bytes than announced.
+// a store without hot backups, 409 while another backup is served, 507
+// when there is no room for the snapshot, 500 for another failure before
+// the first byte. A backup that fails midway is cut off, so the client
+// sees fewer bytes than announced.
 func backupHandler(store games.Store, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := store.(Backuper)
@@ -53,7 +60,14 @@ func backupHandler(store games.Store, log *slog.Logger) http.Handler {
 		if err != nil {
 			log.Warn("backup failed", "bytes", n, "error", err)
 			if !started {
-				writePlain(w, http.StatusInternalServerError, "backup failed: "+err.Error())
+				code := http.StatusInternalServerError
+				switch {
+				case errors.Is(err, syscall.EBUSY):
+					code = http.StatusConflict
+				case errors.Is(err, syscall.ENOSPC):
+					code = http.StatusInsufficientStorage
+				}
+				writePlain(w, code, "backup failed: "+err.Error())
 				return
 			}
 			panic(http.ErrAbortHandler) // cut the response: the client must not take a short file for a backup

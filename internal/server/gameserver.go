@@ -41,17 +41,15 @@ func (s *GameServer) CreateGame(ctx context.Context, req *damonev1.CreateGameReq
 			return nil, toStatus(err)
 		}
 	}
-	var g *games.Game
-	var tokens games.Tokens
+	cr := games.CreateRequest{Variant: v, TimeControl: tc, RequestID: req.GetRequestId()}
 	if eo := req.GetGame().GetEngineOpponent(); eo != nil {
 		opp, ferr := engineOpponentFromProto(eo)
 		if ferr != nil {
 			return nil, toStatus(ferr)
 		}
-		g, tokens, err = s.games.CreateAgainstEngineTimed(ctx, v, opp, tc)
-	} else {
-		g, tokens, err = s.games.CreateTimed(ctx, v, tc)
+		cr.Engine = &opp
 	}
+	g, tokens, err := s.games.CreateGame(ctx, cr)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -206,7 +204,7 @@ func (s *GameServer) Resign(ctx context.Context, req *damonev1.ResignRequest) (*
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.Resign(ctx, id, token)
+	g, err := s.games.Act(ctx, games.Action{GameID: id, Token: token, Call: games.CallResign, RequestID: req.GetRequestId()})
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
@@ -222,7 +220,7 @@ func (s *GameServer) OfferDraw(ctx context.Context, req *damonev1.OfferDrawReque
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.OfferDraw(ctx, id, token)
+	g, err := s.games.Act(ctx, games.Action{GameID: id, Token: token, Call: games.CallOfferDraw, RequestID: req.GetRequestId()})
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}
@@ -238,7 +236,11 @@ func (s *GameServer) AnswerDrawOffer(ctx context.Context, req *damonev1.AnswerDr
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	g, err := s.games.AnswerDrawOffer(ctx, id, token, req.GetAccept())
+	call := games.CallDeclineDraw
+	if req.GetAccept() {
+		call = games.CallAcceptDraw
+	}
+	g, err := s.games.Act(ctx, games.Action{GameID: id, Token: token, Call: call, RequestID: req.GetRequestId()})
 	if err != nil {
 		return nil, toStatus(named(err, req.GetName()))
 	}

@@ -75,7 +75,7 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 	}
 	// ValidateGames' body is a stream of requests: limited a line at a
 	// time, not as a whole.
-	stream := newNDJSONStream(conn, mux, maxRequestBytes)
+	stream := newNDJSONStream(conn, mux, maxRequestBytes, bs)
 	bs.answer = func(w http.ResponseWriter, r *http.Request, err error) {
 		_, out := runtime.MarshalerForRequest(mux, r)
 		errorHandler(r.Context(), mux, out, w, r, err)
@@ -85,12 +85,24 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 		routingErrorHandler(r.Context(), mux, out, w, r, httpCode)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isNDJSONStream(r) {
-			stream.ServeHTTP(w, r)
+		// The gateway would serve GET /v1/games/{game}:move as GetGame of
+		// a game named "{game}:move" (400): a custom method on a game
+		// asked with another method is 405, as on every other route.
+		if m, ok := gameRouteMethod(r.URL.Path); ok && m != r.Method && strings.Contains(r.URL.Path, ":") {
+			bs.routeError(w, r, http.StatusMethodNotAllowed)
 			return
 		}
 		if isServerStream(r) {
-			w = &streamRefusal{ResponseWriter: w}
+			mux.ServeHTTP(&streamRefusal{ResponseWriter: w}, r)
+			return
+		}
+		// A complete request is answered, even if its client has ended
+		// its sending (gateway_halfclose.go).
+		r, stop := halfCloseTolerant(r)
+		defer stop()
+		if isNDJSONStream(r) {
+			stream.ServeHTTP(w, r)
+			return
 		}
 		mux.ServeHTTP(w, r)
 	}), conn, nil
@@ -231,7 +243,7 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 			field = m[1]
 		} else if b := readBody(ctx); b != nil {
 			if f := jsonFieldAt(b.Bytes(), st.Message()); f != "" {
-				field = f
+				field = bodyFieldPrefix(ctx) + f
 			}
 		}
 		err = invalidStatus(field, "the request does not decode as this method's request message: "+st.Message())
@@ -243,6 +255,25 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: code}, r, err)
 }
 
+// bodyFields holds the routes whose HTTP body is one field of the request
+// message, not all of it (damone_http.yaml, body: FIELD), by RPC: a field
+// violation names a field relative to the request message (docs/api.md,
+// Error model), so a field found in such a body is under that field.
+var bodyFields = map[string]string{
+	damonev1.GameService_CreateGame_FullMethodName: "game",
+}
+
+// bodyFieldPrefix is the path of the request's body in its request
+// message, with its dot ("game."), or "" for a body that is the whole
+// message.
+func bodyFieldPrefix(ctx context.Context) string {
+	method, _ := runtime.RPCMethod(ctx)
+	if f := bodyFields[method]; f != "" {
+		return f + "."
+	}
+	return ""
+}
+
 // routingErrorHandler answers a request that matches no route in the
 // error model: 404 for an unknown path, 405 for a known path with another
 // method.
@@ -251,6 +282,7 @@ func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 	md := map[string]string{"method": r.Method, "path": r.URL.Path}
 	switch httpCode {
 	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allowedMethods(r.URL.Path))
 		err = withInfo(codes.Unimplemented, fmt.Sprintf("%s is not allowed on %s (see docs/api.md for each route's method)", r.Method, r.URL.Path),
 			reasonMethodNotAllowed, md)
 	case http.StatusNotFound:
@@ -260,6 +292,41 @@ func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 		err = invalidStatus("body", http.StatusText(httpCode))
 	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, m, &statusOverride{ResponseWriter: w, code: httpCode}, r, err)
+}
+
+// allowedMethods is the Allow header (RFC 9110) of a 405 on path, a path
+// of a route (damone_http.yaml, or /board.svg): the methods its routes
+// serve. The gateway does not serve HEAD on its GET routes.
+func allowedMethods(path string) string {
+	switch {
+	case path == BoardImagePath:
+		return "GET, HEAD"
+	case path == "/v1/games": // ListGames, CreateGame
+		return "GET, POST"
+	}
+	if m, ok := gameRouteMethod(path); ok {
+		return m
+	}
+	return "POST" // the RulesService and AnalysisService routes
+}
+
+// gameVerbMethods is the method of each route on a game, by its custom
+// method ("" for GetGame), as damone_http.yaml gives them.
+var gameVerbMethods = map[string]string{
+	"": http.MethodGet, "watch": http.MethodGet, "exportPdn": http.MethodGet,
+	"move": http.MethodPost, "resign": http.MethodPost, "offerDraw": http.MethodPost, "answerDrawOffer": http.MethodPost,
+}
+
+// gameRouteMethod returns the method of the route on a game that path
+// (/v1/games/{game}[:verb]) is, if it is one.
+func gameRouteMethod(path string) (string, bool) {
+	id, ok := strings.CutPrefix(path, "/v1/games/")
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return "", false
+	}
+	_, verb, _ := strings.Cut(id, ":")
+	m, ok := gameVerbMethods[verb]
+	return m, ok
 }
 
 // statusOverride replaces the status code the default handler writes.

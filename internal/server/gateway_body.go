@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"sync"
@@ -33,8 +34,8 @@ import (
 // that does not read its body (a GET with one, a 404, /healthz) would
 // leave it to net/http, which reads it once the handler returns, with no
 // deadline. The validateGames NDJSON stream is not read here: only its
-// first line is bounded, through its gRPC stream (idle.go), and the rest
-// may come as slowly as its client likes.
+// first line is bounded, by its handler (gateway_ndjson.go, through
+// within), and the rest may come as slowly as its client likes.
 //
 // A body that times out leaves the deadline in place: net/http then
 // cannot read what is left of it after the answer either (a read without
@@ -84,8 +85,26 @@ func (b *bodies) stop() {
 // read reads r's whole body, at most the limit, into buf, within the
 // bound from start. The error is a status for the caller's error
 // handler: DEADLINE_EXCEEDED if the body did not arrive in time, else
-// the reader's error (a *http.MaxBytesError over the limit).
+// the reader's error (a *http.MaxBytesError over the limit). After any
+// error the deadline stays: net/http reads on what is left of the body
+// after the answer (a body over the limit, up to 256 KiB, so that the
+// client sees the answer), and must not wait longer.
 func (b *bodies) read(w http.ResponseWriter, r *http.Request, start time.Time, buf *bytes.Buffer) error {
+	return b.within(w, start, "the request body", false, func() error {
+		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, b.limit))
+		return err
+	})
+}
+
+// within runs read, which reads the request's body (what names the part
+// it needs), under a read deadline on the connection at the bound from
+// start (or the shutdown's grace). It returns read's error, or
+// DEADLINE_EXCEEDED naming what and the setting if the deadline cut it,
+// in which case the deadline stays, so that net/http cannot wait for the
+// rest of the body and closes the connection. Otherwise the deadline is
+// cleared after a read that ends with nil or io.EOF and, if clearOnError,
+// after any other error.
+func (b *bodies) within(w http.ResponseWriter, start time.Time, what string, clearOnError bool, read func() error) error {
 	p := &pendingBody{rc: http.NewResponseController(w), deadline: start.Add(b.bound)}
 	b.mu.Lock()
 	if end := b.stopAt.Add(shutdownRequestGrace); !b.stopAt.IsZero() && end.Before(p.deadline) {
@@ -99,33 +118,31 @@ func (b *bodies) read(w http.ResponseWriter, r *http.Request, start time.Time, b
 	}
 	b.mu.Unlock()
 
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, b.limit))
+	err := read()
 
 	if !bounded {
 		return err
 	}
+	timedOut := errors.Is(err, os.ErrDeadlineExceeded)
 	b.mu.Lock()
 	delete(b.pending, p)
 	shutdown := p.shutdown
-	if err == nil {
+	if err == nil || errors.Is(err, io.EOF) || (clearOnError && !timedOut) {
 		// Under the lock, so that stop cannot set it again after this.
 		p.rc.SetReadDeadline(time.Time{})
 	}
 	b.mu.Unlock()
-	// After any error the deadline stays: net/http reads on what is left
-	// of the body after the answer (a body over the limit, up to 256 KiB,
-	// so that the client sees the answer), and must not wait longer.
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
+	if !timedOut {
 		return err
 	}
 	if b.timedOut != nil {
 		b.timedOut()
 	}
 	if shutdown {
-		return status.Error(codes.DeadlineExceeded, "the server is shutting down and the request body has not arrived in full")
+		return status.Errorf(codes.DeadlineExceeded, "the server is shutting down and %s has not arrived in full", what)
 	}
 	return status.Errorf(codes.DeadlineExceeded,
-		"the request body did not arrive in full within %v of the request's start (setting max-call-duration)", b.bound)
+		"%s did not arrive in full within %v of the request's start (setting max-call-duration)", what, b.bound)
 }
 
 // guard serves h each request with its body read in full (and kept for

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -30,14 +32,16 @@ const validateGamesPath = "/v1/rules:validateGames"
 // the writer through the stream's flow control: a client that stops
 // reading answers stops the reading of its body.
 type ndjsonStream struct {
+	bodies  *bodies // bounds the arrival of the first line
 	client  damonev1.RulesServiceClient
 	mux     *runtime.ServeMux
 	json    *jsonMarshaler
 	maxLine int
 }
 
-func newNDJSONStream(conn *grpc.ClientConn, mux *runtime.ServeMux, maxLine int) *ndjsonStream {
+func newNDJSONStream(conn *grpc.ClientConn, mux *runtime.ServeMux, maxLine int, bs *bodies) *ndjsonStream {
 	return &ndjsonStream{
+		bodies:  bs,
 		client:  damonev1.NewRulesServiceClient(conn),
 		mux:     mux,
 		json:    &jsonMarshaler{runtime.JSONPb{MarshalOptions: protojson.MarshalOptions{UseProtoNames: true}}},
@@ -46,9 +50,35 @@ func newNDJSONStream(conn *grpc.ClientConn, mux *runtime.ServeMux, maxLine int) 
 }
 
 func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rc := http.NewResponseController(w)
 	// HTTP/1.1: answer while the body is still being read.
-	_ = http.NewResponseController(w).EnableFullDuplex()
-	ctx := r.Context()
+	_ = rc.EnableFullDuplex()
+	// The first request must come within the bound, like any other REST
+	// request's body (gateway_body.go); the gRPC stream is opened only
+	// once it has, so it never waits for it. The next ones may come as
+	// slowly as the client likes.
+	lines := &ndjsonLines{br: bufio.NewReaderSize(r.Body, 64<<10), maxLine: h.maxLine}
+	var first *damonev1.ValidateGamesRequest
+	err := h.bodies.within(w, start, "the first line of the request body", true, func() error {
+		var err error
+		first, err = lines.next()
+		return err
+	})
+	if err != nil && !errors.Is(err, io.EOF) {
+		if status.Code(err) == codes.DeadlineExceeded {
+			// The rest of the body is not waited for (the deadline
+			// stays): the connection is closed after the answer.
+			w.Header().Set("Connection", "close")
+		}
+		errorHandler(r.Context(), h.mux, h.json, w, r, lines.status(err))
+		return
+	}
+	// The stream ends with the handler: a reader blocked sending to it
+	// must not outlive a client whose answer could not be written (its
+	// request's context may survive that, gateway_halfclose.go).
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	stream, err := h.client.ValidateGames(ctx)
 	if err != nil {
 		errorHandler(ctx, h.mux, h.json, w, r, err)
@@ -61,7 +91,10 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		err := h.readRequests(r.Body, stream)
+		var err error
+		if first != nil {
+			err = h.readRequests(first, lines, stream)
+		}
 		mu.Lock()
 		readErr = err
 		mu.Unlock()
@@ -70,8 +103,8 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The body must not be read once the handler has returned: wake a
 	// reader still waiting for the client, and wait for it to stop.
 	defer func() {
-		rc := http.NewResponseController(w)
 		rc.SetReadDeadline(time.Now())
+		cancel()
 		<-readerDone
 		// The deadline is the connection's: clear it for the next request
 		// on a kept-alive connection.
@@ -79,7 +112,7 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	started := false
-	flusher := http.NewResponseController(w)
+	flusher := rc
 	var line []byte
 	for {
 		resp, err := stream.Recv()
@@ -126,43 +159,84 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readRequests sends each non-blank line of body as one request and
-// returns why it stopped before the end of the body, if it did.
-func (h *ndjsonStream) readRequests(body io.Reader, stream damonev1.RulesService_ValidateGamesClient) error {
-	br := bufio.NewReaderSize(body, 64<<10)
-	var buf []byte
-	for n := 1; ; n++ {
-		buf = buf[:0]
+// readRequests sends first and then each request of lines, and returns
+// why it stopped before the end of the body, if it did.
+func (h *ndjsonStream) readRequests(first *damonev1.ValidateGamesRequest, lines *ndjsonLines, stream damonev1.RulesService_ValidateGamesClient) error {
+	for req := first; ; {
+		if err := stream.Send(req); err != nil {
+			return nil // the stream failed: Recv reports why
+		}
+		var err error
+		if req, err = lines.next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return lines.status(err)
+		}
+	}
+}
+
+// ndjsonLines reads a validateGames body one request (a non-blank line)
+// at a time.
+type ndjsonLines struct {
+	br      *bufio.Reader
+	buf     []byte
+	n       int // the line last read, from 1
+	maxLine int // bytes a request
+}
+
+// lineReadError is the body's reader's error on a line.
+type lineReadError struct {
+	line int
+	err  error
+}
+
+func (e *lineReadError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e *lineReadError) Unwrap() error { return e.err }
+
+// next returns the next request; io.EOF at the end of the body, a status
+// for a line too long or that does not decode, or a *lineReadError.
+func (l *ndjsonLines) next() (*damonev1.ValidateGamesRequest, error) {
+	for {
+		l.n++
+		l.buf = l.buf[:0]
 		var err error
 		for {
 			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			buf = append(buf, chunk...)
+			chunk, err = l.br.ReadSlice('\n')
+			l.buf = append(l.buf, chunk...)
 			// The limit is on the request, not its line ending.
-			if len(bytes.TrimRight(buf, "\r\n")) > h.maxLine {
-				return limitExceeded("request_bytes", h.maxLine,
-					"line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", n, h.maxLine)
+			if len(bytes.TrimRight(l.buf, "\r\n")) > l.maxLine {
+				return nil, limitExceeded("request_bytes", l.maxLine,
+					"line %d of the body is longer than the server's limit of %d bytes a request (setting max-request-bytes)", l.n, l.maxLine)
 			}
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				break
 			}
 		}
-		if text := bytes.TrimSpace(buf); len(text) > 0 {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, &lineReadError{l.n, err}
+		}
+		if text := bytes.TrimSpace(l.buf); len(text) > 0 {
 			req := &damonev1.ValidateGamesRequest{}
 			if derr := protojson.Unmarshal(text, req); derr != nil {
-				return invalidStatus("body", fmt.Sprintf("line %d does not decode as a ValidateGamesRequest: %v", n, derr))
+				return nil, invalidStatus("body", fmt.Sprintf("line %d does not decode as a ValidateGamesRequest: %v", l.n, derr))
 			}
-			if serr := stream.Send(req); serr != nil {
-				return nil // the stream failed: Recv reports why
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
+			return req, nil
 		}
 		if err != nil {
-			// The client's body is broken (e.g. bad chunked encoding), or it
-			// went away, in which case nobody reads this answer.
-			return invalidStatus("body", fmt.Sprintf("line %d: the request body cannot be read: %v", n, err))
+			return nil, err // io.EOF
 		}
 	}
+}
+
+// status turns an error of next into the error the client is answered.
+func (l *ndjsonLines) status(err error) error {
+	var re *lineReadError
+	if errors.As(err, &re) {
+		// The client's body is broken (e.g. bad chunked encoding), or it
+		// went away, in which case nobody reads this answer.
+		return invalidStatus("body", fmt.Sprintf("line %d: the request body cannot be read: %v", re.line, re.err))
+	}
+	return err
 }

@@ -128,9 +128,9 @@ type Server struct {
 	stopping chan struct{} // closed at shutdown: ends analyses
 	search   *search.Pool
 	arrivals *arrivals // calls waiting for their request
-	// restArrivals is arrivals for the gateway's server, whose only calls
-	// that can wait for a request are REST validateGames streams; bodies
-	// bounds the arrival of every other REST call's body.
+	// restArrivals is arrivals for the gateway's server; its calls do not
+	// wait for their request, as bodies bounds the arrival of every REST
+	// call's body (validateGames: its first line) before the call opens.
 	restArrivals *arrivals
 	bodies       *bodies
 
@@ -299,7 +299,7 @@ func New(cfg Config) (*Server, error) {
 		}))
 	}
 	s.httpSrv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
+		ConnContext: readEndContext, MaxHeaderBytes: cmp.Or(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", s.metrics.Handler())
 	// Only here: the metrics port is the operators', never the public one;
@@ -316,7 +316,11 @@ func New(cfg Config) (*Server, error) {
 		// Only here, and only when asked for: profiles show the service's
 		// internals and cost CPU while taken.
 		metricsMux.HandleFunc("GET /debug/pprof/", pprof.Index)
-		metricsMux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		// The command line can hold secrets (a --postgres-dsn with its
+		// password); go tool pprof does not need it.
+		metricsMux.HandleFunc("GET /debug/pprof/cmdline", func(w http.ResponseWriter, _ *http.Request) {
+			writePlain(w, http.StatusNotFound, "the command line is not served: it can hold secrets such as --postgres-dsn (docs/deploy.md, Tracing and profiling)")
+		})
 		metricsMux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		metricsMux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 		metricsMux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
@@ -344,7 +348,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 4)
 	go func() { errc <- s.grpc.Serve(s.grpcLis) }()
 	go func() { errc <- s.gatewayGRPC.Serve(s.gatewayLis) }()
-	go func() { errc <- s.httpSrv.Serve(s.httpLis) }()
+	// readEndListener: a client that half-closes is still answered
+	// (gateway_halfclose.go).
+	go func() { errc <- s.httpSrv.Serve(readEndListener{s.httpLis}) }()
 	go func() { errc <- s.metricsSrv.Serve(s.metricsLis) }()
 	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
 	s.setReady(true)

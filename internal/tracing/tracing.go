@@ -62,7 +62,7 @@ func Start(ctx context.Context, endpoint, version string, log *slog.Logger) (shu
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "err", err) }))
 	exp, err := otlptracegrpc.New(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("otlp exporter for %q: %w", endpoint, err)
+		return nil, fmt.Errorf("otlp exporter for %q: %w", Redacted(endpoint), err)
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attribute.String("service.name", "damone"), attribute.String("service.version", version)),
@@ -81,9 +81,20 @@ func Start(ctx context.Context, endpoint, version string, log *slog.Logger) (shu
 func CheckEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("want a URL such as http://otel-collector:4317 (https:// for TLS), got %q", endpoint)
+		return fmt.Errorf("want a URL such as http://otel-collector:4317 (https:// for TLS), got %q", Redacted(endpoint))
 	}
 	return nil
+}
+
+// Redacted returns endpoint for logs and errors: a URL's password is
+// "xxxxx", and a string that does not parse as a URL is not shown at all
+// (which part of it is a password cannot be told).
+func Redacted(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "(not a URL)"
+	}
+	return u.Redacted()
 }
 
 // TraceID returns the id of the sampled trace ctx is in, or "": for log
@@ -158,6 +169,19 @@ func (t *store) Request(ctx context.Context, id, requestID string) (r games.Requ
 	ctx, sp := span(ctx, "store.request", gameAttr.String(id))
 	defer func() { end(sp, err) }()
 	return t.s.Request(ctx, id, requestID)
+}
+
+func (t *store) CreateRequested(ctx context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) (err error) {
+	ctx, sp := span(ctx, "store.create", gameAttr.String(g.ID))
+	defer func() { end(sp, err) }()
+	return t.s.CreateRequested(ctx, g, events, req)
+}
+
+func (t *store) CreateRequest(ctx context.Context, key string) (r games.CreateRecord, err error) {
+	// Not even the key (a digest of the client's id) is recorded.
+	ctx, sp := span(ctx, "store.request")
+	defer func() { end(sp, err) }()
+	return t.s.CreateRequest(ctx, key)
 }
 
 func (t *store) Count(ctx context.Context) (n int, err error) {

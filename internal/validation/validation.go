@@ -61,6 +61,10 @@ type Verdict struct {
 // Valid reports whether every move was legal and none came after the end.
 func (v *Verdict) Valid() bool { return v.IllegalPly == 0 }
 
+// growPlies bounds what Game reserves ahead of playing: more than most games
+// last, so they never grow, and nothing that scales with untrusted input.
+const growPlies = 512
+
 // Game plays moves from the variant's start and judges them. The variant
 // must be valid (see engine.Variant.InitialPosition, whose error it
 // returns); an illegal or unfinished game is a Verdict, not an error.
@@ -73,10 +77,12 @@ func Game(variant engine.Variant, moves []string, opt Options) (*Verdict, error)
 		return nil, err
 	}
 	defer release(g, len(moves))
-	g.Grow(len(moves))
+	// Reserve for a typical game only: a long record refused at its first
+	// ply must not reserve room for every ply it lists first.
+	g.Grow(min(len(moves), growPlies))
 	v := &Verdict{}
 	if opt.Positions {
-		v.Positions = make([]engine.Position, 0, len(moves))
+		v.Positions = make([]engine.Position, 0, min(len(moves), growPlies))
 	}
 	for i, text := range moves {
 		if _, err := g.PlayText(text); err != nil {

@@ -29,7 +29,11 @@ var (
 	bucketGames    = []byte("games")
 	bucketEvents   = []byte("events")   // one nested bucket per game: seq -> event
 	bucketRequests = []byte("requests") // one nested bucket per game: request id -> record
-	keySchema      = []byte("schema")
+	// bucketCreates maps a CreateGame request id's lookup key to its
+	// record (games.CreateRecord). Files written before it existed have
+	// none; prepare adds it.
+	bucketCreates = []byte("create_requests")
+	keySchema     = []byte("schema")
 	// schemaVersion is written into new files; schemaV1 files have no
 	// deadlines bucket (deadlines.go), which prepare builds.
 	schemaVersion = []byte("damone-2")
@@ -46,6 +50,8 @@ type Store struct {
 	writes chan *write
 	quit   chan struct{}
 	done   chan struct{}
+	// backingUp is held by the one Backup under way.
+	backingUp atomic.Bool
 }
 
 var _ games.Store = (*Store)(nil)
@@ -102,9 +108,74 @@ func Open(dir string) (*Store, error) {
 var errNothingWritten = errors.New("nothing written")
 
 // openExisting is os.OpenFile without O_CREATE: Open verified the file
-// it opens, and must not create a new one if it vanished meanwhile.
+// it opens, and must not create a new one if it vanished meanwhile. It
+// refuses anything but a regular file (something put in the file's place
+// since it was verified), without waiting: a named pipe is opened
+// non-blocking, as openFile does.
 func openExisting(name string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(name, flag&^os.O_CREATE, perm)
+	f, err := os.OpenFile(name, (flag&^os.O_CREATE)|openNoBlock, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(name, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openFile opens the store file at path to read it, refusing anything but
+// a regular file (or a symbolic link to one) with a *DamageError naming
+// it and what it is. It never blocks: a named pipe is looked at before it
+// is opened, and opened non-blocking where the system allows (in case one
+// took the file's place meanwhile).
+func openFile(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, notRegular(path, info.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("embedded store: %w", err)
+	}
+	if err := regular(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regular checks that the open file f (at path) is a regular file.
+func regular(path string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("embedded store: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return notRegular(path, info.Mode())
+	}
+	return nil
+}
+
+// notRegular is the refusal of a store path that is not a regular file.
+func notRegular(path string, m fs.FileMode) *DamageError {
+	what := "not a regular file"
+	switch t := m.Type(); {
+	case t&fs.ModeDir != 0:
+		what = "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case t&fs.ModeDevice != 0:
+		what = "a block device"
+	}
+	return &DamageError{Path: path, Problem: what + ", not a regular file: a store is one regular file", NotFile: true}
 }
 
 // prepare brings a verified file, or a new empty one, to the current
@@ -133,7 +204,7 @@ func prepare(tx *bbolt.Tx) (wrote bool, err error) {
 		// Verify refuses it; a damone-1 file never had one.
 		return false, fmt.Errorf("schema %q with a deadlines bucket", schemaV1)
 	}
-	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines} {
+	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines, bucketCreates} {
 		if tx.Bucket(b) == nil {
 			if _, err := tx.CreateBucket(b); err != nil {
 				return false, err
@@ -213,10 +284,20 @@ func seqKey(seq int64) []byte {
 	return b[:]
 }
 
-func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) error {
+func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event) error {
+	return s.CreateRequested(ctx, g, events, nil)
+}
+
+func (s *Store) CreateRequested(_ context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) error {
 	data, err := games.EncodeGame(g)
 	if err != nil {
 		return err
+	}
+	var rdata []byte
+	if req != nil {
+		if rdata, err = games.EncodeCreateRequest(req); err != nil {
+			return err
+		}
 	}
 	evs, err := encodeEvents(events)
 	if err != nil {
@@ -235,8 +316,16 @@ func (s *Store) Create(_ context.Context, g *games.Game, events []games.Event) e
 		if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && eb.Stats().KeyN > 0 {
 			return games.ErrConflict
 		}
+		if req != nil && tx.Bucket(bucketCreates).Get([]byte(req.Key)) != nil {
+			return games.ErrDuplicateRequest
+		}
 		if err := gb.Put([]byte(g.ID), data); err != nil {
 			return err
+		}
+		if req != nil {
+			if err := tx.Bucket(bucketCreates).Put([]byte(req.Key), rdata); err != nil {
+				return err
+			}
 		}
 		if err := moveDeadline(tx, nil, key); err != nil {
 			return err
@@ -412,6 +501,20 @@ func (s *Store) Request(_ context.Context, id, requestID string) (games.RequestR
 		}
 		var err error
 		r, err = games.DecodeRequest(v)
+		return err
+	})
+	return r, err
+}
+
+func (s *Store) CreateRequest(_ context.Context, key string) (games.CreateRecord, error) {
+	var r games.CreateRecord
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketCreates).Get([]byte(key))
+		if v == nil {
+			return games.ErrNotFound
+		}
+		var err error
+		r, err = games.DecodeCreateRequest(key, v)
 		return err
 	})
 	return r, err

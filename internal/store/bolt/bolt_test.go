@@ -25,6 +25,26 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestRequestIDs(t *testing.T) {
+	storetest.RunRequestIDs(t, func(t *testing.T) (games.Store, func() games.Store) {
+		dir := t.TempDir()
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, func() games.Store {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(dir); err != nil { // verifies the file, request records and all
+				t.Fatal(err)
+			}
+			return s
+		}
+	})
+}
+
 func TestReopenKeepsGames(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir)
@@ -115,5 +135,45 @@ func TestLockedFileIsAnError(t *testing.T) {
 		t.Fatal("a second Open of the same directory succeeded")
 	} else if !strings.Contains(err.Error(), "locked by another process") {
 		t.Errorf("error %q does not say the file is locked", err)
+	}
+}
+
+// TestOlderFileGetsCreateRequests: a file written before the
+// create_requests bucket existed opens, gets the bucket, and keeps a
+// CreateGame request id across the next reopen.
+func TestOlderFileGetsCreateRequests(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	old, _, err := games.NewService(s, games.DefaultLimits).Create(ctx, engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket(bucketCreates) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	req := games.CreateRequest{Variant: engine.DefaultVariant(), RequestID: "2f8d4c6a-0b1e-4a3d-9c7f-5e6a8b0d1c24"}
+	for i := range 2 {
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatalf("open %d: %v", i+1, err)
+		}
+		g, _, err := games.NewService(s, games.DefaultLimits).CreateGame(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := s.Count(ctx); n != 2 || g.ID == old.ID {
+			t.Errorf("open %d: %d games, game %s; want 2, a new one replayed", i+1, n, g.ID)
+		}
+		s.Close()
 	}
 }

@@ -28,3 +28,7 @@ func lockShared(f *os.File, wait time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// openNoBlock makes opening a named pipe return at once instead of
+// waiting for a writer; it changes nothing for a regular file.
+const openNoBlock = syscall.O_NONBLOCK

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime/debug"
 	"time"
 	"unicode/utf8"
@@ -37,11 +36,17 @@ type DamageError struct {
 	// (no magic number): it may be some other file rather than a damaged
 	// store.
 	Foreign bool
+	// NotFile is set when the path is not a regular file at all (a named
+	// pipe, a device, a directory): nothing was read from it.
+	NotFile bool
 }
 
 func (e *DamageError) Error() string {
 	what := "is damaged"
-	if e.Foreign {
+	switch {
+	case e.NotFile:
+		return fmt.Sprintf("embedded store: %s is %s (nothing was read from it or written to it)", e.Path, e.Problem)
+	case e.Foreign:
 		what = "is damaged or not a damone store"
 	}
 	return fmt.Sprintf("embedded store: %s %s: %s (it is left as it is: move it away to start with an empty store, or restore a backup; docs/deploy.md, Backup and restore)",
@@ -85,18 +90,11 @@ const lockWait = time.Second
 // error as it is.
 func Verify(path string) (Summary, error) {
 	sum := Summary{Path: path}
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return sum, fmt.Errorf("embedded store: %w", err)
+		return sum, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return sum, fmt.Errorf("embedded store: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return sum, damaged(path, "not a regular file (%s)", info.Mode().Type())
-	}
 	// A shared lock, as bbolt's read-only open takes: it waits out no
 	// reader, but a writer (a running server) holds it exclusively, and
 	// reading a file under a writer could report damage that is only a
@@ -107,7 +105,8 @@ func Verify(path string) (Summary, error) {
 		}
 		return sum, fmt.Errorf("embedded store: lock %s: %w", path, err)
 	}
-	if info, err = f.Stat(); err != nil { // the size under the lock
+	info, err := f.Stat() // the size under the lock
+	if err != nil {
 		return sum, fmt.Errorf("embedded store: %w", err)
 	}
 	sum.FileSize = info.Size()

@@ -33,7 +33,8 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	want := [][]byte{bucketMeta, bucketGames, bucketEvents, bucketRequests}
 	c := tx.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		known := slices.ContainsFunc(want, func(b []byte) bool { return bytes.Equal(b, k) }) || bytes.Equal(k, bucketDeadlines)
+		known := slices.ContainsFunc(want, func(b []byte) bool { return bytes.Equal(b, k) }) || bytes.Equal(k, bucketDeadlines) ||
+			bytes.Equal(k, bucketCreates)
 		if v != nil || !known {
 			return bad("unknown top-level entry %q", printable(k))
 		}
@@ -87,6 +88,25 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	}
 	if deadlinesB != nil {
 		if err := checkDeadlines(path, deadlinesB, gamesB, deadlines); err != nil {
+			return err
+		}
+	}
+	if cb := tx.Bucket(bucketCreates); cb != nil { // none in a file written before it existed
+		if err := cb.ForEach(func(k, v []byte) error {
+			if v == nil {
+				return bad("create_requests: %q is a bucket, not a record", printable(k))
+			}
+			r, err := decodeRecord(v, func(b []byte) (games.CreateRecord, error) { return games.DecodeCreateRequest(string(k), b) })
+			switch {
+			case err != nil:
+				return bad("create_requests: %q: %v", printable(k), err)
+			case len(k) != 64:
+				return bad("create_requests: key %q is not a digest", printable(k))
+			case gamesB.Get([]byte(r.GameID)) == nil:
+				return bad("create_requests: %q: its game %s is not in the games bucket", printable(k), printable([]byte(r.GameID)))
+			}
+			return nil
+		}); err != nil {
 			return err
 		}
 	}
@@ -445,7 +465,7 @@ func checkRequests(reqs []kv, present bool, g *games.Game) (int, error) {
 		switch {
 		case r.RequestID != string(k):
 			return n, fmt.Errorf("request %q: its record is of request %q", printable(k), printable([]byte(r.RequestID)))
-		case r.Ply < 1 || r.Ply > g.Ply() || r.Sequence < 1 || r.Sequence > g.LastEvent || r.Version > g.Version || r.LastEvent > g.LastEvent:
+		case r.Ply < 1 && r.Call == games.CallMove, r.Ply < 0 || r.Ply > g.Ply() || r.Sequence < 1 || r.Sequence > g.LastEvent || r.Version > g.Version || r.LastEvent > g.LastEvent:
 			return n, fmt.Errorf("request %q: ply %d, event %d, version %d, beyond the game's %d, %d, %d",
 				printable(k), r.Ply, r.Sequence, r.Version, g.Ply(), g.LastEvent, g.Version)
 		}

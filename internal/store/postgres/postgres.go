@@ -1,7 +1,7 @@
 // Package postgres is the cluster game store: PostgreSQL through pgx,
 // shared by every replica. Each change is one transaction that checks the
 // game's version, so two replicas can never both play the same ply;
-// request ids are rows, so a retry on any replica plays nothing twice.
+// request ids are rows, so a retry on any replica changes nothing twice.
 // Events are rows with a per-game sequence, and every commit sends a
 // NOTIFY so the other replicas wake their watchers, who always read the
 // events from the table: a lost notification delays nothing for long and
@@ -53,7 +53,7 @@ var _ games.Store = (*Store)(nil)
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: bad DSN: %w", err)
+		return nil, badDSN(err)
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = OpTimeout
@@ -99,9 +99,19 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event) error {
+	return s.CreateRequested(ctx, g, events, nil)
+}
+
+func (s *Store) CreateRequested(ctx context.Context, g *games.Game, events []games.Event, req *games.CreateRecord) error {
 	data, err := games.EncodeGame(g)
 	if err != nil {
 		return err
+	}
+	var rdata []byte
+	if req != nil {
+		if rdata, err = games.EncodeCreateRequest(req); err != nil {
+			return err
+		}
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO games (id, version, last_event, finished, record, created_at, updated_at, deadline)
@@ -112,8 +122,34 @@ func (s *Store) Create(ctx context.Context, g *games.Game, events []games.Event)
 		if err != nil {
 			return err
 		}
+		if req != nil {
+			// A concurrent create with the same key waits here for the
+			// other's commit, then inserts nothing: this one rolls back.
+			tag, err := tx.Exec(ctx, `INSERT INTO create_requests (request_key, game_id, record) VALUES ($1, $2, $3)
+				ON CONFLICT DO NOTHING`, req.Key, g.ID, rdata)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return games.ErrDuplicateRequest
+			}
+		}
 		return insertEvents(ctx, tx, g.ID, events)
 	})
+}
+
+func (s *Store) CreateRequest(ctx context.Context, key string) (games.CreateRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT record FROM create_requests WHERE request_key = $1`, key).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return games.CreateRecord{}, games.ErrNotFound
+	}
+	if err != nil {
+		return games.CreateRecord{}, err
+	}
+	return games.DecodeCreateRequest(key, data)
 }
 
 func insertEvents(ctx context.Context, tx pgx.Tx, id string, events []games.Event) error {
@@ -395,4 +431,18 @@ func mustSub(f embed.FS, dir string) fs.FS {
 		panic(err)
 	}
 	return sub
+}
+
+// badDSN is the error of a DSN pgx cannot parse, without the DSN: pgx
+// masks the password only where it can tell which part is one, and a
+// malformed DSN (password = x, an open quote) can defeat that.
+func badDSN(err error) error {
+	why := "unreadable"
+	var pe *pgconn.ParseConfigError
+	// pgx's text is "cannot parse `DSN`: why"; keep the why. Cutting at
+	// the last "`: " can only drop more, never keep a part of the DSN.
+	if msg := err.Error(); errors.As(err, &pe) && strings.LastIndex(msg, "`: ") >= 0 {
+		why = msg[strings.LastIndex(msg, "`: ")+len("`: "):]
+	}
+	return fmt.Errorf("postgres store: bad DSN (not shown: it can hold the password): %s", why)
 }

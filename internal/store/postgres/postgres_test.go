@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
@@ -70,6 +73,14 @@ func open(t *testing.T, dsn string) *Store {
 func TestConformance(t *testing.T) {
 	testDSN(t)
 	storetest.Run(t, func(t *testing.T) games.Store { return open(t, freshDSN(t)) })
+}
+
+func TestRequestIDs(t *testing.T) {
+	testDSN(t)
+	storetest.RunRequestIDs(t, func(t *testing.T) (games.Store, func() games.Store) {
+		dsn := freshDSN(t)
+		return open(t, dsn), func() games.Store { return open(t, dsn) } // another replica, or a restart
+	})
 }
 
 func TestMigrationsAreIdempotent(t *testing.T) {
@@ -152,5 +163,42 @@ func TestUnreachableDatabaseFailsFast(t *testing.T) {
 	}
 	if time.Since(start) > 20*time.Second {
 		t.Fatalf("Open took %v to fail", time.Since(start))
+	}
+}
+
+// TestMigrationAddsCreateRequests upgrades a database of schema 3 (games
+// already in it) and then creates and replays a game under a request id.
+func TestMigrationAddsCreateRequests(t *testing.T) {
+	testDSN(t)
+	dsn := freshDSN(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqldb := stdlib.OpenDBFromPool(pool)
+	p, err := goose.NewProvider(goose.DialectPostgres, sqldb, mustSub(migrations, "migrations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('create_requests') IS NOT NULL`).Scan(&exists); err != nil || exists {
+		t.Fatalf("create_requests at schema 3: %v, %v; want none", exists, err)
+	}
+	sqldb.Close()
+	pool.Close()
+	s := open(t, dsn)
+	svc := games.NewService(s, games.DefaultLimits)
+	req := games.CreateRequest{Variant: engine.DefaultVariant(), RequestID: "5e2b9c41-7a0d-4f3e-b6a8-1c9d0e2f4a67"}
+	g1, t1, err := svc.CreateGame(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, t2, err := games.NewService(open(t, dsn), games.DefaultLimits).CreateGame(ctx, req)
+	if err != nil || g2.ID != g1.ID || t2 != t1 {
+		t.Fatalf("replay on another replica: %v, %v; want game %s and its tokens", g2, err, g1.ID)
 	}
 }

@@ -204,7 +204,7 @@ func testRequests(t *testing.T, s games.Store) {
 	if err := s.Update(ctx, g2, []games.Event{ev}, req); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Request(ctx, "g1", "r1"); err != nil || got != *req {
+	if got, err := s.Request(ctx, "g1", "r1"); err != nil || !reflect.DeepEqual(got, *req) {
 		t.Fatalf("Request = %+v, %v; want %+v", got, err, *req)
 	}
 	g3, ev3 := play(t, g2, "b5-c4")

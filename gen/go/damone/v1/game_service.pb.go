@@ -34,7 +34,24 @@ type CreateGameRequest struct {
 	// `game.time_control` are read (every other field is
 	// output only and ignored); unset means the standard game with every
 	// default.
-	Game          *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	Game *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// An optional client-chosen ID that makes a retry safe: a random UUID
+	// (version 4, e.g. `4c1e0f7a-2b9d-4e5f-8a6c-3d7b1e9f0a25`), valid UTF-8
+	// of 16 to 64 bytes, else INVALID_ARGUMENT. IDs of CreateGame are
+	// global: one namespace for every caller, as the call has no caller
+	// identity. If a CreateGame with this ID already succeeded, its first
+	// response is returned again, unchanged (the same game as it was
+	// created, and the same `red_token` and `black_token`), and no game is
+	// created. Reusing an ID with different `game` settings is
+	// INVALID_ARGUMENT. The service remembers an ID for the life of the
+	// game it created, across restarts and on every replica.
+	//
+	// The ID unlocks the tokens: whoever knows it can have the response
+	// replayed. Keep it as secret as the tokens (never log it) and make it
+	// unguessable. The service keeps neither the ID nor the tokens: it
+	// stores a digest of the ID and the tokens encrypted with a key derived
+	// from the ID, so its database alone cannot give the tokens back.
+	RequestId     string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -74,6 +91,13 @@ func (x *CreateGameRequest) GetGame() *Game {
 		return x.Game
 	}
 	return nil
+}
+
+func (x *CreateGameRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 // The response of GameService.CreateGame.
@@ -365,15 +389,17 @@ type MakeMoveRequest struct {
 	// most 64 bytes (64 ASCII characters; fewer if some take more than one
 	// byte), else INVALID_ARGUMENT. IDs belong to the side whose token sends
 	// them: the other side's request with the same ID is a request of its
-	// own. If a request of the same side with the same ID already succeeded
+	// own. One side's IDs on one game are one namespace for MakeMove,
+	// Resign, OfferDraw and AnswerDrawOffer: an ID one call used is another
+	// request for any other call. If a request of the same side with the same ID already succeeded
 	// on this game, its first response is returned again, unchanged (the
 	// same move, `event_sequence` and game as that response showed it, even
 	// if the game has changed since, the precondition no longer holds or the
 	// game is over), and nothing is played. This replay comes after the
 	// token's check and before every check on the game's current state. The
 	// service remembers IDs and their responses for the life of the game,
-	// across restarts. Reusing an ID with a different move is
-	// INVALID_ARGUMENT.
+	// across restarts and on every replica. Reusing an ID with a different
+	// move, or one another call used, is INVALID_ARGUMENT.
 	RequestId string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// How much of the game the response returns; unset means GAME_VIEW_FULL.
 	// A client playing a long game asks for GAME_VIEW_BASIC: the move's work
@@ -557,7 +583,14 @@ func (x *MakeMoveResponse) GetEventSequence() int64 {
 type ResignRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The game's resource name, e.g. `games/k3v9q2m7x1`. Required.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// An optional client-chosen ID that makes retries safe, with the form,
+	// scope and lifetime of MakeMoveRequest.request_id: the IDs of one side
+	// on one game are one namespace for all its calls. If a request of the
+	// same side with the same ID already succeeded on this game, its first
+	// response is returned again, unchanged, and nothing is done. Reusing
+	// an ID for another request is INVALID_ARGUMENT.
+	RequestId     string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -595,6 +628,13 @@ func (*ResignRequest) Descriptor() ([]byte, []int) {
 func (x *ResignRequest) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *ResignRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -649,7 +689,14 @@ func (x *ResignResponse) GetGame() *Game {
 type OfferDrawRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The game's resource name, e.g. `games/k3v9q2m7x1`. Required.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// An optional client-chosen ID that makes retries safe, with the form,
+	// scope and lifetime of MakeMoveRequest.request_id: the IDs of one side
+	// on one game are one namespace for all its calls. If a request of the
+	// same side with the same ID already succeeded on this game, its first
+	// response is returned again, unchanged, and nothing is done. Reusing
+	// an ID for another request is INVALID_ARGUMENT.
+	RequestId     string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -687,6 +734,13 @@ func (*OfferDrawRequest) Descriptor() ([]byte, []int) {
 func (x *OfferDrawRequest) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *OfferDrawRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -745,7 +799,11 @@ type AnswerDrawOfferRequest struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// True to accept the draw (the game ends as a draw), false to decline it
 	// (the game goes on and the offer is withdrawn).
-	Accept        bool `protobuf:"varint,2,opt,name=accept,proto3" json:"accept,omitempty"`
+	Accept bool `protobuf:"varint,2,opt,name=accept,proto3" json:"accept,omitempty"`
+	// An optional client-chosen ID that makes retries safe, as
+	// ResignRequest.request_id. Reusing an ID with the other `accept` is
+	// INVALID_ARGUMENT.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -792,6 +850,13 @@ func (x *AnswerDrawOfferRequest) GetAccept() bool {
 		return x.Accept
 	}
 	return false
+}
+
+func (x *AnswerDrawOfferRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 // The response of GameService.AnswerDrawOffer.
@@ -996,9 +1061,11 @@ var File_damone_v1_game_service_proto protoreflect.FileDescriptor
 
 const file_damone_v1_game_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cdamone/v1/game_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x14damone/v1/game.proto\"8\n" +
+	"\x1cdamone/v1/game_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x14damone/v1/game.proto\"W\n" +
 	"\x11CreateGameRequest\x12#\n" +
-	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"w\n" +
+	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\"w\n" +
 	"\x12CreateGameResponse\x12#\n" +
 	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\x12\x1b\n" +
 	"\tred_token\x18\x02 \x01(\tR\bredToken\x12\x1f\n" +
@@ -1028,18 +1095,24 @@ const file_damone_v1_game_service_proto_rawDesc = "" +
 	"\x10MakeMoveResponse\x12#\n" +
 	"\x04move\x18\x01 \x01(\v2\x0f.damone.v1.MoveR\x04move\x12#\n" +
 	"\x04game\x18\x02 \x01(\v2\x0f.damone.v1.GameR\x04game\x12%\n" +
-	"\x0eevent_sequence\x18\x03 \x01(\x03R\reventSequence\"#\n" +
+	"\x0eevent_sequence\x18\x03 \x01(\x03R\reventSequence\"B\n" +
 	"\rResignRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"5\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\"5\n" +
 	"\x0eResignResponse\x12#\n" +
-	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"&\n" +
+	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"E\n" +
 	"\x10OfferDrawRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"8\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\"8\n" +
 	"\x11OfferDrawResponse\x12#\n" +
-	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"D\n" +
+	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"c\n" +
 	"\x16AnswerDrawOfferRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06accept\x18\x02 \x01(\bR\x06accept\">\n" +
+	"\x06accept\x18\x02 \x01(\bR\x06accept\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\">\n" +
 	"\x17AnswerDrawOfferResponse\x12#\n" +
 	"\x04game\x18\x01 \x01(\v2\x0f.damone.v1.GameR\x04game\"M\n" +
 	"\x10WatchGameRequest\x12\x12\n" +

@@ -57,8 +57,17 @@ const (
 // while the server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
 // in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
-// PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
-// returns the first response, then ABORTED, FAILED_PRECONDITION.
+// PERMISSION_DENIED, then a replayed `request_id`, which returns the first
+// response, then ABORTED, FAILED_PRECONDITION, RESOURCE_EXHAUSTED.
+//
+// Retries (docs/api.md, Consistency and retries): every call that changes
+// a game (CreateGame, MakeMove, Resign, OfferDraw, AnswerDrawOffer) takes
+// an optional `request_id` (AIP-155). A call repeated with the same ID
+// returns the first call's response, once that call succeeded, and
+// changes nothing again; so a write whose outcome is unknown
+// (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, a broken connection) is
+// safe to retry with its ID, and only with it. The reads (GetGame,
+// ListGames, WatchGame, ExportPdn) are always safe to retry.
 type GameServiceClient interface {
 	// Creates a game with the given rule settings and returns it, with the
 	// secret token of each side. The tokens are returned only here, once:
@@ -75,8 +84,16 @@ type GameServiceClient interface {
 	// wait as the server allows, then with `limit` = `games` when the
 	// service stores as many games as it may.
 	//
+	// If `request_id` is set and a CreateGame with that ID already succeeded,
+	// its first response is returned again, tokens included, and no game is
+	// created (see CreateGameRequest.request_id); the replay comes after the
+	// INVALID_ARGUMENT checks and before RESOURCE_EXHAUSTED. The same ID with
+	// different settings is INVALID_ARGUMENT (INVALID_REQUEST, field
+	// `request_id`).
+	//
 	// HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
-	// standard game).
+	// standard game), the request ID as the query parameter `request_id`,
+	// e.g. `POST /v1/games?request_id=4c1e0f7a-2b9d-4e5f-8a6c-3d7b1e9f0a25`.
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
 	// Returns a game: its settings, moves (in the full view, the default) and
 	// current state.
@@ -131,31 +148,51 @@ type GameServiceClient interface {
 	// wins (OUTCOME_REASON_RESIGNATION). A side may resign on either side's
 	// turn.
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION (GAME_OVER).
+	// A replayed `request_id` (see ResignRequest.request_id) returns the
+	// first response, even though the game is now over.
 	//
-	// HTTP: `POST /v1/{name=games/*}:resign`, body `{}`.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request; FAILED_PRECONDITION (GAME_OVER).
+	//
+	// HTTP: `POST /v1/{name=games/*}:resign`, body `{}` or
+	// `{"request_id": "..."}`.
 	Resign(ctx context.Context, in *ResignRequest, opts ...grpc.CallOption) (*ResignResponse, error)
 	// Offers a draw to the opponent for the side whose token is given, on
 	// either side's turn. The offer stays pending (Game.draw_offer) until the
 	// opponent answers it with AnswerDrawOffer, the opponent makes a move
 	// (which declines it), or the game ends.
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
+	// A replayed `request_id` (see OfferDrawRequest.request_id) returns the
+	// first response, not DRAW_ALREADY_OFFERED.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request; FAILED_PRECONDITION with reason
 	// GAME_OVER or DRAW_ALREADY_OFFERED (an offer by either side is already
 	// pending).
 	//
-	// HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}`.
+	// HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}` or
+	// `{"request_id": "..."}`.
 	OfferDraw(ctx context.Context, in *OfferDrawRequest, opts ...grpc.CallOption) (*OfferDrawResponse, error)
 	// Accepts or declines the opponent's pending draw offer, for the side
 	// whose token is given. Accepting ends the game as a draw
 	// (OUTCOME_REASON_AGREED_DRAW).
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
-	// GAME_OVER or NO_DRAW_OFFER (the opponent has no pending offer; a side
-	// cannot answer its own offer).
+	// A replayed `request_id` (see AnswerDrawOfferRequest.request_id)
+	// returns the first response, not NO_DRAW_OFFER or GAME_OVER.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request (another call, or the other `accept`);
+	// FAILED_PRECONDITION with reason GAME_OVER or NO_DRAW_OFFER (the
+	// opponent has no pending offer; a side cannot answer its own offer).
 	//
 	// HTTP: `POST /v1/{name=games/*}:answerDrawOffer`, the other fields as
 	// the JSON body, e.g. `{"accept": true}`.
@@ -322,8 +359,17 @@ func (c *gameServiceClient) ExportPdn(ctx context.Context, in *ExportPdnRequest,
 // while the server is starting or stopping (retry with backoff), and
 // DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
 // in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
-// PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
-// returns the first response, then ABORTED, FAILED_PRECONDITION.
+// PERMISSION_DENIED, then a replayed `request_id`, which returns the first
+// response, then ABORTED, FAILED_PRECONDITION, RESOURCE_EXHAUSTED.
+//
+// Retries (docs/api.md, Consistency and retries): every call that changes
+// a game (CreateGame, MakeMove, Resign, OfferDraw, AnswerDrawOffer) takes
+// an optional `request_id` (AIP-155). A call repeated with the same ID
+// returns the first call's response, once that call succeeded, and
+// changes nothing again; so a write whose outcome is unknown
+// (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, a broken connection) is
+// safe to retry with its ID, and only with it. The reads (GetGame,
+// ListGames, WatchGame, ExportPdn) are always safe to retry.
 type GameServiceServer interface {
 	// Creates a game with the given rule settings and returns it, with the
 	// secret token of each side. The tokens are returned only here, once:
@@ -340,8 +386,16 @@ type GameServiceServer interface {
 	// wait as the server allows, then with `limit` = `games` when the
 	// service stores as many games as it may.
 	//
+	// If `request_id` is set and a CreateGame with that ID already succeeded,
+	// its first response is returned again, tokens included, and no game is
+	// created (see CreateGameRequest.request_id); the replay comes after the
+	// INVALID_ARGUMENT checks and before RESOURCE_EXHAUSTED. The same ID with
+	// different settings is INVALID_ARGUMENT (INVALID_REQUEST, field
+	// `request_id`).
+	//
 	// HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
-	// standard game).
+	// standard game), the request ID as the query parameter `request_id`,
+	// e.g. `POST /v1/games?request_id=4c1e0f7a-2b9d-4e5f-8a6c-3d7b1e9f0a25`.
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
 	// Returns a game: its settings, moves (in the full view, the default) and
 	// current state.
@@ -396,31 +450,51 @@ type GameServiceServer interface {
 	// wins (OUTCOME_REASON_RESIGNATION). A side may resign on either side's
 	// turn.
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION (GAME_OVER).
+	// A replayed `request_id` (see ResignRequest.request_id) returns the
+	// first response, even though the game is now over.
 	//
-	// HTTP: `POST /v1/{name=games/*}:resign`, body `{}`.
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request; FAILED_PRECONDITION (GAME_OVER).
+	//
+	// HTTP: `POST /v1/{name=games/*}:resign`, body `{}` or
+	// `{"request_id": "..."}`.
 	Resign(context.Context, *ResignRequest) (*ResignResponse, error)
 	// Offers a draw to the opponent for the side whose token is given, on
 	// either side's turn. The offer stays pending (Game.draw_offer) until the
 	// opponent answers it with AnswerDrawOffer, the opponent makes a move
 	// (which declines it), or the game ends.
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
+	// A replayed `request_id` (see OfferDrawRequest.request_id) returns the
+	// first response, not DRAW_ALREADY_OFFERED.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request; FAILED_PRECONDITION with reason
 	// GAME_OVER or DRAW_ALREADY_OFFERED (an offer by either side is already
 	// pending).
 	//
-	// HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}`.
+	// HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}` or
+	// `{"request_id": "..."}`.
 	OfferDraw(context.Context, *OfferDrawRequest) (*OfferDrawResponse, error)
 	// Accepts or declines the opponent's pending draw offer, for the side
 	// whose token is given. Accepting ends the game as a draw
 	// (OUTCOME_REASON_AGREED_DRAW).
 	//
-	// Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-	// PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
-	// GAME_OVER or NO_DRAW_OFFER (the opponent has no pending offer; a side
-	// cannot answer its own offer).
+	// A replayed `request_id` (see AnswerDrawOfferRequest.request_id)
+	// returns the first response, not NO_DRAW_OFFER or GAME_OVER.
+	//
+	// Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+	// `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+	// (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+	// (INVALID_REQUEST) for a `request_id` the same side already used on
+	// this game for another request (another call, or the other `accept`);
+	// FAILED_PRECONDITION with reason GAME_OVER or NO_DRAW_OFFER (the
+	// opponent has no pending offer; a side cannot answer its own offer).
 	//
 	// HTTP: `POST /v1/{name=games/*}:answerDrawOffer`, the other fields as
 	// the JSON body, e.g. `{"accept": true}`.

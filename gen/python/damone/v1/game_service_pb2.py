@@ -15,7 +15,7 @@ from damone.v1 import board_pb2 as damone_dot_v1_dot_board__pb2
 from damone.v1 import game_pb2 as damone_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x64\x61mone/v1/game_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x14\x64\x61mone/v1/game.proto\"8\n\x11\x43reateGameRequest\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"w\n\x12\x43reateGameResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\x12\x1b\n\tred_token\x18\x02 \x01(\tR\x08redToken\x12\x1f\n\x0b\x62lack_token\x18\x03 \x01(\tR\nblackToken\"M\n\x0eGetGameRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\'\n\x04view\x18\x02 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04view\"\xa6\x01\n\x10ListGamesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x15.damone.v1.GameStatusR\x06status\x12\'\n\x04view\x18\x04 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04view\"b\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x0f.damone.v1.GameR\x05games\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x01\n\x0fMakeMoveRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04move\x18\x02 \x01(\tR\x04move\x12\x14\n\x04\x65tag\x18\x03 \x01(\tH\x00R\x04\x65tag\x12#\n\x0c\x65xpected_ply\x18\x04 \x01(\x05H\x00R\x0b\x65xpectedPly\x12\x1d\n\nrequest_id\x18\x05 \x01(\tR\trequestId\x12\'\n\x04view\x18\x06 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04viewB\x0e\n\x0cprecondition\"\x83\x01\n\x10MakeMoveResponse\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x12#\n\x04game\x18\x02 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\x12%\n\x0e\x65vent_sequence\x18\x03 \x01(\x03R\reventSequence\"#\n\rResignRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\"5\n\x0eResignResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"&\n\x10OfferDrawRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\"8\n\x11OfferDrawResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"D\n\x16\x41nswerDrawOfferRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x08R\x06\x61\x63\x63\x65pt\">\n\x17\x41nswerDrawOfferResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"M\n\x10WatchGameRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12%\n\x0esince_sequence\x18\x02 \x01(\x03R\rsinceSequence\"&\n\x10\x45xportPdnRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\"%\n\x11\x45xportPdnResponse\x12\x10\n\x03pdn\x18\x01 \x01(\tR\x03pdn2\x96\x05\n\x0bGameService\x12I\n\nCreateGame\x12\x1c.damone.v1.CreateGameRequest\x1a\x1d.damone.v1.CreateGameResponse\x12:\n\x07GetGame\x12\x19.damone.v1.GetGameRequest\x1a\x0f.damone.v1.Game\"\x03\x90\x02\x01\x12K\n\tListGames\x12\x1b.damone.v1.ListGamesRequest\x1a\x1c.damone.v1.ListGamesResponse\"\x03\x90\x02\x01\x12\x43\n\x08MakeMove\x12\x1a.damone.v1.MakeMoveRequest\x1a\x1b.damone.v1.MakeMoveResponse\x12=\n\x06Resign\x12\x18.damone.v1.ResignRequest\x1a\x19.damone.v1.ResignResponse\x12\x46\n\tOfferDraw\x12\x1b.damone.v1.OfferDrawRequest\x1a\x1c.damone.v1.OfferDrawResponse\x12X\n\x0f\x41nswerDrawOffer\x12!.damone.v1.AnswerDrawOfferRequest\x1a\".damone.v1.AnswerDrawOfferResponse\x12@\n\tWatchGame\x12\x1b.damone.v1.WatchGameRequest\x1a\x14.damone.v1.GameEvent0\x01\x12K\n\tExportPdn\x12\x1b.damone.v1.ExportPdnRequest\x1a\x1c.damone.v1.ExportPdnResponse\"\x03\x90\x02\x01\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x64\x61mone/v1/game_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x14\x64\x61mone/v1/game.proto\"W\n\x11\x43reateGameRequest\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\x12\x1d\n\nrequest_id\x18\x02 \x01(\tR\trequestId\"w\n\x12\x43reateGameResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\x12\x1b\n\tred_token\x18\x02 \x01(\tR\x08redToken\x12\x1f\n\x0b\x62lack_token\x18\x03 \x01(\tR\nblackToken\"M\n\x0eGetGameRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\'\n\x04view\x18\x02 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04view\"\xa6\x01\n\x10ListGamesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x15.damone.v1.GameStatusR\x06status\x12\'\n\x04view\x18\x04 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04view\"b\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x0f.damone.v1.GameR\x05games\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xcc\x01\n\x0fMakeMoveRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04move\x18\x02 \x01(\tR\x04move\x12\x14\n\x04\x65tag\x18\x03 \x01(\tH\x00R\x04\x65tag\x12#\n\x0c\x65xpected_ply\x18\x04 \x01(\x05H\x00R\x0b\x65xpectedPly\x12\x1d\n\nrequest_id\x18\x05 \x01(\tR\trequestId\x12\'\n\x04view\x18\x06 \x01(\x0e\x32\x13.damone.v1.GameViewR\x04viewB\x0e\n\x0cprecondition\"\x83\x01\n\x10MakeMoveResponse\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x0f.damone.v1.MoveR\x04move\x12#\n\x04game\x18\x02 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\x12%\n\x0e\x65vent_sequence\x18\x03 \x01(\x03R\reventSequence\"B\n\rResignRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\nrequest_id\x18\x02 \x01(\tR\trequestId\"5\n\x0eResignResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"E\n\x10OfferDrawRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\nrequest_id\x18\x02 \x01(\tR\trequestId\"8\n\x11OfferDrawResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"c\n\x16\x41nswerDrawOfferRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06\x61\x63\x63\x65pt\x18\x02 \x01(\x08R\x06\x61\x63\x63\x65pt\x12\x1d\n\nrequest_id\x18\x03 \x01(\tR\trequestId\">\n\x17\x41nswerDrawOfferResponse\x12#\n\x04game\x18\x01 \x01(\x0b\x32\x0f.damone.v1.GameR\x04game\"M\n\x10WatchGameRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12%\n\x0esince_sequence\x18\x02 \x01(\x03R\rsinceSequence\"&\n\x10\x45xportPdnRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\"%\n\x11\x45xportPdnResponse\x12\x10\n\x03pdn\x18\x01 \x01(\tR\x03pdn2\x96\x05\n\x0bGameService\x12I\n\nCreateGame\x12\x1c.damone.v1.CreateGameRequest\x1a\x1d.damone.v1.CreateGameResponse\x12:\n\x07GetGame\x12\x19.damone.v1.GetGameRequest\x1a\x0f.damone.v1.Game\"\x03\x90\x02\x01\x12K\n\tListGames\x12\x1b.damone.v1.ListGamesRequest\x1a\x1c.damone.v1.ListGamesResponse\"\x03\x90\x02\x01\x12\x43\n\x08MakeMove\x12\x1a.damone.v1.MakeMoveRequest\x1a\x1b.damone.v1.MakeMoveResponse\x12=\n\x06Resign\x12\x18.damone.v1.ResignRequest\x1a\x19.damone.v1.ResignResponse\x12\x46\n\tOfferDraw\x12\x1b.damone.v1.OfferDrawRequest\x1a\x1c.damone.v1.OfferDrawResponse\x12X\n\x0f\x41nswerDrawOffer\x12!.damone.v1.AnswerDrawOfferRequest\x1a\".damone.v1.AnswerDrawOfferResponse\x12@\n\tWatchGame\x12\x1b.damone.v1.WatchGameRequest\x1a\x14.damone.v1.GameEvent0\x01\x12K\n\tExportPdn\x12\x1b.damone.v1.ExportPdnRequest\x1a\x1c.damone.v1.ExportPdnResponse\"\x03\x90\x02\x01\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.game_service_pb2', globals())
@@ -30,37 +30,37 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GAMESERVICE.methods_by_name['ExportPdn']._options = None
   _GAMESERVICE.methods_by_name['ExportPdn']._serialized_options = b'\220\002\001'
   _CREATEGAMEREQUEST._serialized_start=88
-  _CREATEGAMEREQUEST._serialized_end=144
-  _CREATEGAMERESPONSE._serialized_start=146
-  _CREATEGAMERESPONSE._serialized_end=265
-  _GETGAMEREQUEST._serialized_start=267
-  _GETGAMEREQUEST._serialized_end=344
-  _LISTGAMESREQUEST._serialized_start=347
-  _LISTGAMESREQUEST._serialized_end=513
-  _LISTGAMESRESPONSE._serialized_start=515
-  _LISTGAMESRESPONSE._serialized_end=613
-  _MAKEMOVEREQUEST._serialized_start=616
-  _MAKEMOVEREQUEST._serialized_end=820
-  _MAKEMOVERESPONSE._serialized_start=823
-  _MAKEMOVERESPONSE._serialized_end=954
-  _RESIGNREQUEST._serialized_start=956
-  _RESIGNREQUEST._serialized_end=991
-  _RESIGNRESPONSE._serialized_start=993
-  _RESIGNRESPONSE._serialized_end=1046
-  _OFFERDRAWREQUEST._serialized_start=1048
-  _OFFERDRAWREQUEST._serialized_end=1086
-  _OFFERDRAWRESPONSE._serialized_start=1088
-  _OFFERDRAWRESPONSE._serialized_end=1144
-  _ANSWERDRAWOFFERREQUEST._serialized_start=1146
-  _ANSWERDRAWOFFERREQUEST._serialized_end=1214
-  _ANSWERDRAWOFFERRESPONSE._serialized_start=1216
-  _ANSWERDRAWOFFERRESPONSE._serialized_end=1278
-  _WATCHGAMEREQUEST._serialized_start=1280
-  _WATCHGAMEREQUEST._serialized_end=1357
-  _EXPORTPDNREQUEST._serialized_start=1359
-  _EXPORTPDNREQUEST._serialized_end=1397
-  _EXPORTPDNRESPONSE._serialized_start=1399
-  _EXPORTPDNRESPONSE._serialized_end=1436
-  _GAMESERVICE._serialized_start=1439
-  _GAMESERVICE._serialized_end=2101
+  _CREATEGAMEREQUEST._serialized_end=175
+  _CREATEGAMERESPONSE._serialized_start=177
+  _CREATEGAMERESPONSE._serialized_end=296
+  _GETGAMEREQUEST._serialized_start=298
+  _GETGAMEREQUEST._serialized_end=375
+  _LISTGAMESREQUEST._serialized_start=378
+  _LISTGAMESREQUEST._serialized_end=544
+  _LISTGAMESRESPONSE._serialized_start=546
+  _LISTGAMESRESPONSE._serialized_end=644
+  _MAKEMOVEREQUEST._serialized_start=647
+  _MAKEMOVEREQUEST._serialized_end=851
+  _MAKEMOVERESPONSE._serialized_start=854
+  _MAKEMOVERESPONSE._serialized_end=985
+  _RESIGNREQUEST._serialized_start=987
+  _RESIGNREQUEST._serialized_end=1053
+  _RESIGNRESPONSE._serialized_start=1055
+  _RESIGNRESPONSE._serialized_end=1108
+  _OFFERDRAWREQUEST._serialized_start=1110
+  _OFFERDRAWREQUEST._serialized_end=1179
+  _OFFERDRAWRESPONSE._serialized_start=1181
+  _OFFERDRAWRESPONSE._serialized_end=1237
+  _ANSWERDRAWOFFERREQUEST._serialized_start=1239
+  _ANSWERDRAWOFFERREQUEST._serialized_end=1338
+  _ANSWERDRAWOFFERRESPONSE._serialized_start=1340
+  _ANSWERDRAWOFFERRESPONSE._serialized_end=1402
+  _WATCHGAMEREQUEST._serialized_start=1404
+  _WATCHGAMEREQUEST._serialized_end=1481
+  _EXPORTPDNREQUEST._serialized_start=1483
+  _EXPORTPDNREQUEST._serialized_end=1521
+  _EXPORTPDNRESPONSE._serialized_start=1523
+  _EXPORTPDNRESPONSE._serialized_end=1560
+  _GAMESERVICE._serialized_start=1563
+  _GAMESERVICE._serialized_end=2225
 # @@protoc_insertion_point(module_scope)

@@ -8,12 +8,14 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AnswerDrawOfferRequest(_message.Message):
-    __slots__ = ["accept", "name"]
+    __slots__ = ["accept", "name", "request_id"]
     ACCEPT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     accept: bool
     name: str
-    def __init__(self, name: _Optional[str] = ..., accept: bool = ...) -> None: ...
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., accept: bool = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class AnswerDrawOfferResponse(_message.Message):
     __slots__ = ["game"]
@@ -22,10 +24,12 @@ class AnswerDrawOfferResponse(_message.Message):
     def __init__(self, game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ["game"]
+    __slots__ = ["game", "request_id"]
     GAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     game: _game_pb2.Game
-    def __init__(self, game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ["black_token", "game", "red_token"]
@@ -104,10 +108,12 @@ class MakeMoveResponse(_message.Message):
     def __init__(self, move: _Optional[_Union[_board_pb2.Move, _Mapping]] = ..., game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ..., event_sequence: _Optional[int] = ...) -> None: ...
 
 class OfferDrawRequest(_message.Message):
-    __slots__ = ["name"]
+    __slots__ = ["name", "request_id"]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class OfferDrawResponse(_message.Message):
     __slots__ = ["game"]
@@ -116,10 +122,12 @@ class OfferDrawResponse(_message.Message):
     def __init__(self, game: _Optional[_Union[_game_pb2.Game, _Mapping]] = ...) -> None: ...
 
 class ResignRequest(_message.Message):
-    __slots__ = ["name"]
+    __slots__ = ["name", "request_id"]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ResignResponse(_message.Message):
     __slots__ = ["game"]

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/game_service.proto.
  */
 export const file_damone_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiMgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIlsKEkNyZWF0ZUdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUSEQoJcmVkX3Rva2VuGAIgASgJEhMKC2JsYWNrX3Rva2VuGAMgASgJIkEKDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSIQoEdmlldxgCIAEoDjITLmRhbW9uZS52MS5HYW1lVmlldyKDAQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5kYW1vbmUudjEuR2FtZVN0YXR1cxIhCgR2aWV3GAQgASgOMhMuZGFtb25lLnYxLkdhbWVWaWV3IkwKEUxpc3RHYW1lc1Jlc3BvbnNlEh4KBWdhbWVzGAEgAygLMg8uZGFtb25lLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIpwBCg9NYWtlTW92ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRtb3ZlGAIgASgJEg4KBGV0YWcYAyABKAlIABIWCgxleHBlY3RlZF9wbHkYBCABKAVIABISCgpyZXF1ZXN0X2lkGAUgASgJEiEKBHZpZXcYBiABKA4yEy5kYW1vbmUudjEuR2FtZVZpZXdCDgoMcHJlY29uZGl0aW9uImgKEE1ha2VNb3ZlUmVzcG9uc2USHQoEbW92ZRgBIAEoCzIPLmRhbW9uZS52MS5Nb3ZlEh0KBGdhbWUYAiABKAsyDy5kYW1vbmUudjEuR2FtZRIWCg5ldmVudF9zZXF1ZW5jZRgDIAEoAyIdCg1SZXNpZ25SZXF1ZXN0EgwKBG5hbWUYASABKAkiLwoOUmVzaWduUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lIiAKEE9mZmVyRHJhd1JlcXVlc3QSDAoEbmFtZRgBIAEoCSIyChFPZmZlckRyYXdSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUiNgoWQW5zd2VyRHJhd09mZmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBmFjY2VwdBgCIAEoCCI4ChdBbnN3ZXJEcmF3T2ZmZXJSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUiOAoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhYKDnNpbmNlX3NlcXVlbmNlGAIgASgDIiAKEEV4cG9ydFBkblJlcXVlc3QSDAoEbmFtZRgBIAEoCSIgChFFeHBvcnRQZG5SZXNwb25zZRILCgNwZG4YASABKAkylgUKC0dhbWVTZXJ2aWNlEkkKCkNyZWF0ZUdhbWUSHC5kYW1vbmUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5kYW1vbmUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEjoKB0dldEdhbWUSGS5kYW1vbmUudjEuR2V0R2FtZVJlcXVlc3QaDy5kYW1vbmUudjEuR2FtZSIDkAIBEksKCUxpc3RHYW1lcxIbLmRhbW9uZS52MS5MaXN0R2FtZXNSZXF1ZXN0GhwuZGFtb25lLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIgOQAgESQwoITWFrZU1vdmUSGi5kYW1vbmUudjEuTWFrZU1vdmVSZXF1ZXN0GhsuZGFtb25lLnYxLk1ha2VNb3ZlUmVzcG9uc2USPQoGUmVzaWduEhguZGFtb25lLnYxLlJlc2lnblJlcXVlc3QaGS5kYW1vbmUudjEuUmVzaWduUmVzcG9uc2USRgoJT2ZmZXJEcmF3EhsuZGFtb25lLnYxLk9mZmVyRHJhd1JlcXVlc3QaHC5kYW1vbmUudjEuT2ZmZXJEcmF3UmVzcG9uc2USWAoPQW5zd2VyRHJhd09mZmVyEiEuZGFtb25lLnYxLkFuc3dlckRyYXdPZmZlclJlcXVlc3QaIi5kYW1vbmUudjEuQW5zd2VyRHJhd09mZmVyUmVzcG9uc2USQAoJV2F0Y2hHYW1lEhsuZGFtb25lLnYxLldhdGNoR2FtZVJlcXVlc3QaFC5kYW1vbmUudjEuR2FtZUV2ZW50MAESSwoJRXhwb3J0UGRuEhsuZGFtb25lLnYxLkV4cG9ydFBkblJlcXVlc3QaHC5kYW1vbmUudjEuRXhwb3J0UGRuUmVzcG9uc2UiA5ACAUI6WjhnaXRodWIuY29tL2RhbW9uZS1ydWxlcy9kYW1vbmUvZ2VuL2dvL2RhbW9uZS92MTtkYW1vbmV2MWIGcHJvdG8z", [file_damone_v1_board, file_damone_v1_game]);
+  fileDesc("ChxkYW1vbmUvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglkYW1vbmUudjEiRgoRQ3JlYXRlR2FtZVJlcXVlc3QSHQoEZ2FtZRgBIAEoCzIPLmRhbW9uZS52MS5HYW1lEhIKCnJlcXVlc3RfaWQYAiABKAkiWwoSQ3JlYXRlR2FtZVJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZRIRCglyZWRfdG9rZW4YAiABKAkSEwoLYmxhY2tfdG9rZW4YAyABKAkiQQoOR2V0R2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIhCgR2aWV3GAIgASgOMhMuZGFtb25lLnYxLkdhbWVWaWV3IoMBChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiUKBnN0YXR1cxgDIAEoDjIVLmRhbW9uZS52MS5HYW1lU3RhdHVzEiEKBHZpZXcYBCABKA4yEy5kYW1vbmUudjEuR2FtZVZpZXciTAoRTGlzdEdhbWVzUmVzcG9uc2USHgoFZ2FtZXMYASADKAsyDy5kYW1vbmUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkinAEKD01ha2VNb3ZlUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBG1vdmUYAiABKAkSDgoEZXRhZxgDIAEoCUgAEhYKDGV4cGVjdGVkX3BseRgEIAEoBUgAEhIKCnJlcXVlc3RfaWQYBSABKAkSIQoEdmlldxgGIAEoDjITLmRhbW9uZS52MS5HYW1lVmlld0IOCgxwcmVjb25kaXRpb24iaAoQTWFrZU1vdmVSZXNwb25zZRIdCgRtb3ZlGAEgASgLMg8uZGFtb25lLnYxLk1vdmUSHQoEZ2FtZRgCIAEoCzIPLmRhbW9uZS52MS5HYW1lEhYKDmV2ZW50X3NlcXVlbmNlGAMgASgDIjEKDVJlc2lnblJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJIi8KDlJlc2lnblJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZSI0ChBPZmZlckRyYXdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIyChFPZmZlckRyYXdSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uZGFtb25lLnYxLkdhbWUiSgoWQW5zd2VyRHJhd09mZmVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBmFjY2VwdBgCIAEoCBISCgpyZXF1ZXN0X2lkGAMgASgJIjgKF0Fuc3dlckRyYXdPZmZlclJlc3BvbnNlEh0KBGdhbWUYASABKAsyDy5kYW1vbmUudjEuR2FtZSI4ChBXYXRjaEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSFgoOc2luY2Vfc2VxdWVuY2UYAiABKAMiIAoQRXhwb3J0UGRuUmVxdWVzdBIMCgRuYW1lGAEgASgJIiAKEUV4cG9ydFBkblJlc3BvbnNlEgsKA3BkbhgBIAEoCTKWBQoLR2FtZVNlcnZpY2USSQoKQ3JlYXRlR2FtZRIcLmRhbW9uZS52MS5DcmVhdGVHYW1lUmVxdWVzdBodLmRhbW9uZS52MS5DcmVhdGVHYW1lUmVzcG9uc2USOgoHR2V0R2FtZRIZLmRhbW9uZS52MS5HZXRHYW1lUmVxdWVzdBoPLmRhbW9uZS52MS5HYW1lIgOQAgESSwoJTGlzdEdhbWVzEhsuZGFtb25lLnYxLkxpc3RHYW1lc1JlcXVlc3QaHC5kYW1vbmUudjEuTGlzdEdhbWVzUmVzcG9uc2UiA5ACARJDCghNYWtlTW92ZRIaLmRhbW9uZS52MS5NYWtlTW92ZVJlcXVlc3QaGy5kYW1vbmUudjEuTWFrZU1vdmVSZXNwb25zZRI9CgZSZXNpZ24SGC5kYW1vbmUudjEuUmVzaWduUmVxdWVzdBoZLmRhbW9uZS52MS5SZXNpZ25SZXNwb25zZRJGCglPZmZlckRyYXcSGy5kYW1vbmUudjEuT2ZmZXJEcmF3UmVxdWVzdBocLmRhbW9uZS52MS5PZmZlckRyYXdSZXNwb25zZRJYCg9BbnN3ZXJEcmF3T2ZmZXISIS5kYW1vbmUudjEuQW5zd2VyRHJhd09mZmVyUmVxdWVzdBoiLmRhbW9uZS52MS5BbnN3ZXJEcmF3T2ZmZXJSZXNwb25zZRJACglXYXRjaEdhbWUSGy5kYW1vbmUudjEuV2F0Y2hHYW1lUmVxdWVzdBoULmRhbW9uZS52MS5HYW1lRXZlbnQwARJLCglFeHBvcnRQZG4SGy5kYW1vbmUudjEuRXhwb3J0UGRuUmVxdWVzdBocLmRhbW9uZS52MS5FeHBvcnRQZG5SZXNwb25zZSIDkAIBQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_game]);
 
 /**
  * The request of GameService.CreateGame.
@@ -37,6 +37,28 @@ export type CreateGameRequest = Message<"damone.v1.CreateGameRequest"> & {
    * @generated from field: damone.v1.Game game = 1;
    */
   game?: Game | undefined;
+
+  /**
+   * An optional client-chosen ID that makes a retry safe: a random UUID
+   * (version 4, e.g. `4c1e0f7a-2b9d-4e5f-8a6c-3d7b1e9f0a25`), valid UTF-8
+   * of 16 to 64 bytes, else INVALID_ARGUMENT. IDs of CreateGame are
+   * global: one namespace for every caller, as the call has no caller
+   * identity. If a CreateGame with this ID already succeeded, its first
+   * response is returned again, unchanged (the same game as it was
+   * created, and the same `red_token` and `black_token`), and no game is
+   * created. Reusing an ID with different `game` settings is
+   * INVALID_ARGUMENT. The service remembers an ID for the life of the
+   * game it created, across restarts and on every replica.
+   *
+   * The ID unlocks the tokens: whoever knows it can have the response
+   * replayed. Keep it as secret as the tokens (never log it) and make it
+   * unguessable. The service keeps neither the ID nor the tokens: it
+   * stores a digest of the ID and the tokens encrypted with a key derived
+   * from the ID, so its database alone cannot give the tokens back.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
 };
 
 /**
@@ -253,15 +275,17 @@ export type MakeMoveRequest = Message<"damone.v1.MakeMoveRequest"> & {
    * most 64 bytes (64 ASCII characters; fewer if some take more than one
    * byte), else INVALID_ARGUMENT. IDs belong to the side whose token sends
    * them: the other side's request with the same ID is a request of its
-   * own. If a request of the same side with the same ID already succeeded
+   * own. One side's IDs on one game are one namespace for MakeMove,
+   * Resign, OfferDraw and AnswerDrawOffer: an ID one call used is another
+   * request for any other call. If a request of the same side with the same ID already succeeded
    * on this game, its first response is returned again, unchanged (the
    * same move, `event_sequence` and game as that response showed it, even
    * if the game has changed since, the precondition no longer holds or the
    * game is over), and nothing is played. This replay comes after the
    * token's check and before every check on the game's current state. The
    * service remembers IDs and their responses for the life of the game,
-   * across restarts. Reusing an ID with a different move is
-   * INVALID_ARGUMENT.
+   * across restarts and on every replica. Reusing an ID with a different
+   * move, or one another call used, is INVALID_ARGUMENT.
    *
    * @generated from field: string request_id = 5;
    */
@@ -334,6 +358,18 @@ export type ResignRequest = Message<"damone.v1.ResignRequest"> & {
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * An optional client-chosen ID that makes retries safe, with the form,
+   * scope and lifetime of MakeMoveRequest.request_id: the IDs of one side
+   * on one game are one namespace for all its calls. If a request of the
+   * same side with the same ID already succeeded on this game, its first
+   * response is returned again, unchanged, and nothing is done. Reusing
+   * an ID for another request is INVALID_ARGUMENT.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
 };
 
 /**
@@ -376,6 +412,18 @@ export type OfferDrawRequest = Message<"damone.v1.OfferDrawRequest"> & {
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * An optional client-chosen ID that makes retries safe, with the form,
+   * scope and lifetime of MakeMoveRequest.request_id: the IDs of one side
+   * on one game are one namespace for all its calls. If a request of the
+   * same side with the same ID already succeeded on this game, its first
+   * response is returned again, unchanged, and nothing is done. Reusing
+   * an ID for another request is INVALID_ARGUMENT.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
 };
 
 /**
@@ -427,6 +475,15 @@ export type AnswerDrawOfferRequest = Message<"damone.v1.AnswerDrawOfferRequest">
    * @generated from field: bool accept = 2;
    */
   accept: boolean;
+
+  /**
+   * An optional client-chosen ID that makes retries safe, as
+   * ResignRequest.request_id. Reusing an ID with the other `accept` is
+   * INVALID_ARGUMENT.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
 };
 
 /**
@@ -553,8 +610,17 @@ export const ExportPdnResponseSchema: GenMessage<ExportPdnResponse> = /*@__PURE_
  * while the server is starting or stopping (retry with backoff), and
  * DEADLINE_EXCEEDED or CANCELLED as in any gRPC call. The checks are made
  * in this order: INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND,
- * PERMISSION_DENIED, then (MakeMove) a replayed `request_id`, which
- * returns the first response, then ABORTED, FAILED_PRECONDITION.
+ * PERMISSION_DENIED, then a replayed `request_id`, which returns the first
+ * response, then ABORTED, FAILED_PRECONDITION, RESOURCE_EXHAUSTED.
+ *
+ * Retries (docs/api.md, Consistency and retries): every call that changes
+ * a game (CreateGame, MakeMove, Resign, OfferDraw, AnswerDrawOffer) takes
+ * an optional `request_id` (AIP-155). A call repeated with the same ID
+ * returns the first call's response, once that call succeeded, and
+ * changes nothing again; so a write whose outcome is unknown
+ * (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, a broken connection) is
+ * safe to retry with its ID, and only with it. The reads (GetGame,
+ * ListGames, WatchGame, ExportPdn) are always safe to retry.
  *
  * @generated from service damone.v1.GameService
  */
@@ -575,8 +641,16 @@ export const GameService: GenService<{
    * wait as the server allows, then with `limit` = `games` when the
    * service stores as many games as it may.
    *
+   * If `request_id` is set and a CreateGame with that ID already succeeded,
+   * its first response is returned again, tokens included, and no game is
+   * created (see CreateGameRequest.request_id); the replay comes after the
+   * INVALID_ARGUMENT checks and before RESOURCE_EXHAUSTED. The same ID with
+   * different settings is INVALID_ARGUMENT (INVALID_REQUEST, field
+   * `request_id`).
+   *
    * HTTP: `POST /v1/games`, the `game` field as the JSON body (`{}` for a
-   * standard game).
+   * standard game), the request ID as the query parameter `request_id`,
+   * e.g. `POST /v1/games?request_id=4c1e0f7a-2b9d-4e5f-8a6c-3d7b1e9f0a25`.
    *
    * @generated from rpc damone.v1.GameService.CreateGame
    */
@@ -663,10 +737,17 @@ export const GameService: GenService<{
    * wins (OUTCOME_REASON_RESIGNATION). A side may resign on either side's
    * turn.
    *
-   * Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-   * PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION (GAME_OVER).
+   * A replayed `request_id` (see ResignRequest.request_id) returns the
+   * first response, even though the game is now over.
    *
-   * HTTP: `POST /v1/{name=games/*}:resign`, body `{}`.
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+   * `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+   * (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+   * (INVALID_REQUEST) for a `request_id` the same side already used on
+   * this game for another request; FAILED_PRECONDITION (GAME_OVER).
+   *
+   * HTTP: `POST /v1/{name=games/*}:resign`, body `{}` or
+   * `{"request_id": "..."}`.
    *
    * @generated from rpc damone.v1.GameService.Resign
    */
@@ -681,12 +762,19 @@ export const GameService: GenService<{
    * opponent answers it with AnswerDrawOffer, the opponent makes a move
    * (which declines it), or the game ends.
    *
-   * Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-   * PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
+   * A replayed `request_id` (see OfferDrawRequest.request_id) returns the
+   * first response, not DRAW_ALREADY_OFFERED.
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+   * `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+   * (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+   * (INVALID_REQUEST) for a `request_id` the same side already used on
+   * this game for another request; FAILED_PRECONDITION with reason
    * GAME_OVER or DRAW_ALREADY_OFFERED (an offer by either side is already
    * pending).
    *
-   * HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}`.
+   * HTTP: `POST /v1/{name=games/*}:offerDraw`, body `{}` or
+   * `{"request_id": "..."}`.
    *
    * @generated from rpc damone.v1.GameService.OfferDraw
    */
@@ -700,10 +788,16 @@ export const GameService: GenService<{
    * whose token is given. Accepting ends the game as a draw
    * (OUTCOME_REASON_AGREED_DRAW).
    *
-   * Errors: UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND (GAME_NOT_FOUND);
-   * PERMISSION_DENIED (WRONG_TOKEN); FAILED_PRECONDITION with reason
-   * GAME_OVER or NO_DRAW_OFFER (the opponent has no pending offer; a side
-   * cannot answer its own offer).
+   * A replayed `request_id` (see AnswerDrawOfferRequest.request_id)
+   * returns the first response, not NO_DRAW_OFFER or GAME_OVER.
+   *
+   * Errors: INVALID_ARGUMENT (INVALID_REQUEST) for a malformed
+   * `request_id`; UNAUTHENTICATED (MISSING_TOKEN); NOT_FOUND
+   * (GAME_NOT_FOUND); PERMISSION_DENIED (WRONG_TOKEN); INVALID_ARGUMENT
+   * (INVALID_REQUEST) for a `request_id` the same side already used on
+   * this game for another request (another call, or the other `accept`);
+   * FAILED_PRECONDITION with reason GAME_OVER or NO_DRAW_OFFER (the
+   * opponent has no pending offer; a side cannot answer its own offer).
    *
    * HTTP: `POST /v1/{name=games/*}:answerDrawOffer`, the other fields as
    * the JSON body, e.g. `{"accept": true}`.
