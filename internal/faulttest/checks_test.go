@@ -37,18 +37,20 @@ type final struct {
 }
 
 type checker struct {
-	h        *history
-	w        *workload
-	reps     []*replica
-	pg       *pg
-	dir      string // artefacts, kept on failure
-	anoms    []anomaly
-	finals   map[string]*final
-	porc     map[porcupine.CheckResult]int
-	slowest  time.Duration
-	sqlKept  int
-	timeouts int // timed games ended by a clock
-	sqlDrops int
+	h         *history
+	w         *workload
+	reps      []*replica
+	pg        *pg
+	dir       string // artefacts, kept on failure
+	anoms     []anomaly
+	finals    map[string]*final
+	porc      map[porcupine.CheckResult]int
+	slowest   time.Duration
+	sqlKept   int
+	timeouts  int // timed games ended by a clock
+	sqlDrops  int
+	lockReads int           // C9: reads of other games during the row lock
+	lockP99   time.Duration // and their p99
 }
 
 func (c *checker) fail(check, game, f string, args ...any) {
@@ -60,9 +62,17 @@ func gameID(name string) string { return strings.TrimPrefix(name, "games/") }
 func sideName(s int) string { return map[int]string{1: "red", 2: "black"}[s] }
 
 // settleSQL settles the writes still unknown that carry a request id,
-// from the stored request ids: no row, it never happened (dropped); a
-// row, it did (kept as maybe-applied, which the model places).
+// from the stored request ids (every fault healed, every call over): no
+// row, it never happened (dropped); a row, it did, and a replay of its id
+// gives its first answer, which the model then checks as a definite one
+// (Settled "sql"; it may have taken effect any time after its call).
 func (c *checker) settleSQL(recs []*record) []*record {
+	tokens := map[string][2]string{}
+	c.w.mu.Lock()
+	for _, g := range c.w.games {
+		tokens[g.name] = [2]string{g.red, g.black}
+	}
+	c.w.mu.Unlock()
 	var out []*record
 	for _, r := range recs {
 		if !r.Out.Unknown || r.In.ReqID == "" || c.pg == nil {
@@ -83,8 +93,21 @@ func (c *checker) settleSQL(recs []*record) []*record {
 			c.sqlDrops++
 			continue
 		}
-		r.Settled = "sql"
 		c.sqlKept++
+		var got output
+		err = retry(func(ctx context.Context) error {
+			var err error
+			got, err = invoke(ctx, c.reps[0], r.In, tokens[r.In.Game][r.In.Side-1])
+			if got.Unknown {
+				return err
+			}
+			return nil
+		})
+		if err != nil || got.Code != "" {
+			c.fail("C6", r.In.Game, "replaying %s %s, stored as applied, at the end: %s %v", r.In.Kind, r.In.ReqID, got.Code, err)
+		} else {
+			r.Out, r.Settled = got, "sql"
+		}
 		out = append(out, r)
 	}
 	return out
@@ -182,6 +205,9 @@ func (c *checker) linearizable(recs []*record, faults []fault, games []*gameRun)
 			continue // the state depends on time: C8
 		}
 		ret := r.Return
+		if r.Settled == "sql" {
+			ret = end + int64(time.Second) // applied, but maybe after the client gave up
+		}
 		if r.Out.Unknown {
 			ret = end + int64(time.Second) // may take effect any time after its call
 			if r.In.Kind == kGet {
@@ -288,7 +314,7 @@ func (c *checker) duplicates(names []string) {
 func (c *checker) staleReads(recs []*record) {
 	byGame := map[string][]*record{}
 	for _, r := range recs {
-		if !r.Out.Unknown && r.Out.Code == "" {
+		if !r.Out.Unknown && r.Out.Code == "" && r.Settled != "sql" {
 			byGame[r.In.Game] = append(byGame[r.In.Game], r)
 		}
 	}
@@ -345,16 +371,65 @@ func (c *checker) watchers(games []*gameRun) {
 	}
 }
 
-// C6: every replay of an acknowledged move answers as the first call.
+// C6: every replay of an acknowledged write answers as the first call,
+// and every CreateGame got a definite answer through its retries (an
+// unknown one could have left an orphan game).
 func (c *checker) replays() {
+	if c.w.orphans > 0 {
+		c.fail("C6", "", "%d CreateGame calls still unknown after their retries with the same request id", c.w.orphans)
+	}
 	for _, r := range c.w.replays {
+		if r.req.create != nil {
+			if r.got.Code != "" || r.made != r.req.made {
+				c.fail("C6", r.req.made.Name, "replay of a CreateGame on %s answered %q game %s ply %d seq %d (tokens equal: %v), first game %s ply %d seq %d (%s)",
+					r.on, r.got.Code, r.made.Name, r.made.St.Ply, r.made.St.Seq, r.made.Red == r.req.made.Red && r.made.Black == r.req.made.Black,
+					r.req.made.Name, r.req.made.St.Ply, r.req.made.St.Seq, r.err)
+			}
+			continue
+		}
 		a, b := r.req.first, r.got
 		if b.Code != "" || a.Played != b.Played || a.EvSeq != b.EvSeq || a.St != b.St {
-			c.fail("C6", r.req.in.Game, "replay of %s on %s answered %q ply %d seq %d offer %d, first %q ply %d seq %d offer %d (%s)",
-				r.req.in.ReqID, r.on, b.Code+b.Played, b.St.Ply, b.St.Seq, b.St.Offer, a.Played, a.St.Ply, a.St.Seq, a.St.Offer, r.err)
+			c.fail("C6", r.req.in.Game, "replay of %s %s on %s answered %q ply %d seq %d offer %d, first %q ply %d seq %d offer %d (%s)",
+				r.req.in.Kind, r.req.in.ReqID, r.on, b.Code+b.Played, b.St.Ply, b.St.Seq, b.St.Offer, a.Played, a.St.Ply, a.St.Seq, a.St.Offer, r.err)
 		}
 	}
 }
+
+// C9: a game whose row stays locked holds up no other game: every read
+// of another game made while the row lock lasted got an answer, at p99
+// within the client deadline (lockedReadP99 is its budget).
+func (c *checker) lockedRow(recs []*record, faults []fault) {
+	for _, f := range faults {
+		if f.Kind != "row-lock" || f.Game == "" {
+			continue
+		}
+		var ds []time.Duration
+		unknown := 0
+		for _, r := range recs {
+			if r.In.Kind != kGet || r.In.Game == f.Game || r.Call < f.Start || r.Call >= f.End {
+				continue
+			}
+			if r.Out.Unknown {
+				unknown++
+				continue
+			}
+			ds = append(ds, time.Duration(r.Return-r.Call))
+		}
+		p99 := percentile(ds, 0.99)
+		c.lockReads, c.lockP99 = len(ds)+unknown, p99
+		if len(ds) == 0 {
+			c.fail("C9", f.Game, "no read of another game while its row was locked: nothing checked")
+		}
+		if unknown > 0 || p99 > lockedReadP99 {
+			c.fail("C9", f.Game, "while its row was locked, reads of other games: %d unknown, p99 %v of %d (budget %v)", unknown, p99, len(ds), lockedReadP99)
+		}
+	}
+}
+
+// lockedReadP99 bounds C9's reads: half the client deadline, far above a
+// read's usual p99 under the faults, far under what waiting behind a
+// locked game's moves costs (their deadline).
+const lockedReadP99 = callTimeout / 2
 
 // C8: a game ends once: its log has one game_ended event, the last, and
 // nothing after it; a game lost on time was lost by the side to move, so

@@ -54,10 +54,33 @@ func seed() int64 {
 	return time.Now().UnixNano() % 1_000_000
 }
 
+// onlyKinds is kinds, or those named in DAMONE_FAULTS_KINDS (comma
+// separated), to run a few of them alone.
+func onlyKinds(t *testing.T, kinds []faultKind) []faultKind {
+	names := os.Getenv("DAMONE_FAULTS_KINDS")
+	if names == "" {
+		return kinds
+	}
+	var out []faultKind
+	for _, n := range strings.Split(names, ",") {
+		found := false
+		for _, k := range kinds {
+			if k.name == n {
+				out, found = append(out, k), true
+			}
+		}
+		if !found {
+			t.Fatalf("DAMONE_FAULTS_KINDS: no fault kind %q", n)
+		}
+	}
+	return out
+}
+
 // TestFaults runs the workload on three replicas on one PostgreSQL while
-// every fault kind is injected, and checks the history.
+// every fault kind is injected (DAMONE_FAULTS_KINDS: only those), and
+// checks the history.
 func TestFaults(t *testing.T) {
-	cfg := config{store: "postgres", kinds: pgKinds, seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 7, timed: 1,
+	cfg := config{store: "postgres", kinds: onlyKinds(t, pgKinds), seconds: envInt("DAMONE_FAULTS_SECONDS", 0), slots: 7, timed: 1,
 		opsPerS: 120, gap: 2 * time.Second, seed: seed(), noFaults: os.Getenv("DAMONE_FAULTS_NONE") != ""}
 	res := runHarness(t, cfg)
 	t.Log(res.report)
@@ -89,6 +112,7 @@ var plantedBugs = []struct {
 	{"ack-before-commit", []string{"kill9"}},
 	{"stale-cache", nil},
 	{"replay-current-state", nil},
+	{"replay-action-current-state", nil},
 }
 
 // TestPlantedBugs runs the harness once per planted bug, and passes only
@@ -185,15 +209,15 @@ func runHarness(t *testing.T, cfg config) result {
 
 	h := newHistory() // times count from here: the traffic's start
 	w := &workload{h: h, reps: reps, lim: rate.NewLimiter(rate.Limit(cfg.opsPerS), 20), seed: cfg.seed, replayCh: make(chan replayReq, 64)}
-	n := &nemesis{h: h, reps: reps, pg: db, rng: rand.New(rand.NewSource(cfg.seed)), hot: func() string {
+	n := &nemesis{h: h, reps: reps, pg: db, rng: rand.New(rand.NewSource(cfg.seed)), hot: func() *gameRun {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		for i := len(w.games) - 1; i >= 0; i-- {
 			if g := w.games[i]; !g.over.Load() && !g.timed {
-				return gameID(g.name)
+				return g
 			}
 		}
-		return ""
+		return nil
 	}}
 	traffic, stopTraffic := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -213,6 +237,7 @@ func runHarness(t *testing.T, cfg config) result {
 	time.Sleep(5 * time.Second) // quiet traffic after the last fault
 	stopTraffic()
 	wg.Wait()
+	n.wg.Wait()
 	trafficTime := time.Since(start)
 
 	// Every replica is up and ready before the final reads.
@@ -266,6 +291,7 @@ func runHarness(t *testing.T, cfg config) result {
 	c.watchers(gamesRun)
 	c.replays()
 	c.clocks(gamesRun)
+	c.lockedRow(recs, faults)
 
 	rep := report(cfg, recs, faults, c, w, len(names), trafficTime)
 	os.WriteFile(filepath.Join(dir, "report.txt"), []byte(rep), 0o644)
@@ -288,15 +314,16 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 	for _, r := range recs {
 		res := "ok"
 		switch {
-		case r.Out.Unknown && r.Settled == "sql":
-			res = "unknown, applied (sql)"
 		case r.Out.Unknown:
 			res = "unknown"
 		case r.Out.Code != "":
 			res = "refused " + r.Out.Code
 		}
-		if r.Settled == "replay" {
+		switch r.Settled {
+		case "replay":
 			res += ", settled by replay"
+		case "sql":
+			res += ", settled from the stored ids"
 		}
 		counts[key{r.In.Kind, res}]++
 	}
@@ -315,7 +342,20 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 		fmt.Fprintf(&b, "  %-7s %-40s %6d\n", k.kind, k.res, counts[k])
 	}
 	fmt.Fprintf(&b, "  unknown writes with a request id settled from the stored ids: %d applied, %d never applied\n", c.sqlKept, c.sqlDrops)
-	fmt.Fprintf(&b, "  creates: %d unknown (possible orphan games), %d refused; replays of acknowledged moves: %d\n", w.orphans, w.createKO, len(w.replays))
+	replays := map[string]int{}
+	for _, r := range w.replays {
+		k := r.req.in.Kind
+		if r.req.create != nil {
+			k = "create"
+		}
+		replays[k]++
+	}
+	fmt.Fprintf(&b, "  creates: %d ok after unknown attempts (settled by replay), %d still unknown (possible orphan games), %d refused\n", w.createRe, w.orphans, w.createKO)
+	fmt.Fprintf(&b, "  replays of acknowledged writes through another replica: %d (create %d, move %d, offer %d, answer %d, resign %d)\n",
+		len(w.replays), replays["create"], replays[kMove], replays[kOffer], replays[kAnswer], replays[kResign])
+	if c.lockReads > 0 {
+		fmt.Fprintf(&b, "  row lock: %d reads of other games while it lasted, p99 %.1f ms\n", c.lockReads, float64(c.lockP99)/1e6)
+	}
 	b.WriteString("faults (kind, target, start s, length s, calls unknown during it, and in the 3 s after it healed (up to the next fault)):\n")
 	for i, f := range faults {
 		var during, after int

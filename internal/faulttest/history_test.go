@@ -131,15 +131,15 @@ func invoke(ctx context.Context, r *replica, in input, token string) (output, er
 		out.Played, out.EvSeq = resp.GetMove().GetNotation(), resp.GetEventSequence()
 	case kResign:
 		var resp *damonev1.ResignResponse
-		resp, err = r.games.Resign(ctx, &damonev1.ResignRequest{Name: in.Game})
+		resp, err = r.games.Resign(ctx, &damonev1.ResignRequest{Name: in.Game, RequestId: in.ReqID})
 		g, out.Partial = resp.GetGame(), true
 	case kOffer:
 		var resp *damonev1.OfferDrawResponse
-		resp, err = r.games.OfferDraw(ctx, &damonev1.OfferDrawRequest{Name: in.Game})
+		resp, err = r.games.OfferDraw(ctx, &damonev1.OfferDrawRequest{Name: in.Game, RequestId: in.ReqID})
 		g, out.Partial = resp.GetGame(), true
 	case kAnswer:
 		var resp *damonev1.AnswerDrawOfferResponse
-		resp, err = r.games.AnswerDrawOffer(ctx, &damonev1.AnswerDrawOfferRequest{Name: in.Game, Accept: in.Accept})
+		resp, err = r.games.AnswerDrawOffer(ctx, &damonev1.AnswerDrawOfferRequest{Name: in.Game, Accept: in.Accept, RequestId: in.ReqID})
 		g, out.Partial = resp.GetGame(), true
 	}
 	switch {
@@ -160,8 +160,8 @@ func invoke(ctx context.Context, r *replica, in input, token string) (output, er
 
 // retryable reports whether a kind of write carries a request id, so an
 // unknown answer is settled by sending it again (the replay answers as
-// the first call did). The other writes stay "maybe applied".
-var retryable = map[string]bool{kMove: true}
+// the first call did): every write does (CreateGame too, in create).
+var retryable = map[string]bool{kMove: true, kResign: true, kOffer: true, kAnswer: true}
 
 // settleTimeout bounds the retries of one unknown write.
 const settleTimeout = 20 * time.Second

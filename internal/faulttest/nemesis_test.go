@@ -15,6 +15,7 @@ import (
 type fault struct {
 	Kind       string
 	Target     string
+	Game       string // row-lock: the game whose row was locked
 	Start, End int64
 	Err        string // a fault that could not be injected or healed
 }
@@ -46,7 +47,9 @@ type nemesis struct {
 	reps []*replica
 	pg   *pg // nil on the embedded store
 	rng  *rand.Rand
-	hot  func() string // the id of a game in play, for the row lock
+	hot  func() *gameRun // a game in play, for the row lock
+	lock string          // the game the last row lock took
+	wg   sync.WaitGroup  // the row lock's writers
 }
 
 // A fault kind: inject it, hold it, heal it.
@@ -124,13 +127,21 @@ func (n *nemesis) pgTerminate(r *replica) error {
 	return nil
 }
 
-// rowLock holds a hot game's row locked past the store's bound, so moves
-// on it time out while their transactions wait.
-func (n *nemesis) rowLock(*replica) error {
-	id := n.hot()
-	if id == "" {
+// lockWriters is how many draw offers the row lock sends to its game
+// through one replica: more than a replica's pool has connections.
+const lockWriters = 6
+
+// rowLock holds a hot game's row locked past the call deadline, and sends
+// lockWriters draw offers to it (recorded, each its own client, retried
+// with its id until settled) through replica r: they wait on the lock
+// meanwhile, and r's other games must not wait with them (C9).
+func (n *nemesis) rowLock(r *replica) error {
+	g := n.hot()
+	if g == nil {
 		return fmt.Errorf("no game in play to lock")
 	}
+	id := gameID(g.name)
+	n.lock = id
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tx, err := n.pg.pool.Begin(ctx)
@@ -140,6 +151,15 @@ func (n *nemesis) rowLock(*replica) error {
 	defer tx.Rollback(context.Background())
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM games WHERE id = $1 FOR UPDATE`, id); err != nil {
 		return err
+	}
+	for i := range lockWriters {
+		side, token := 1+i%2, g.red
+		if side == 2 {
+			token = g.black
+		}
+		in := input{Kind: kOffer, Game: g.name, Side: side, ExpPly: -1, ReqID: fmt.Sprintf("lock-%d-%s-%d", n.rng.Int63(), id, i)}
+		n.wg.Add(1)
+		go func() { defer n.wg.Done(); n.h.do(context.Background(), n.h.newClient(), []*replica{r}, in, token) }()
 	}
 	time.Sleep(6 * time.Second)
 	return nil
@@ -190,8 +210,12 @@ func (n *nemesis) run(ctx context.Context, kinds []faultKind, gap time.Duration)
 		n.h.faults.mu.Lock()
 		n.h.faults.active, n.h.faults.begun = true, true
 		n.h.faults.mu.Unlock()
+		n.lock = ""
 		if err := k.run(n, r); err != nil {
 			f.Err = err.Error()
+		}
+		if n.lock != "" {
+			f.Game = "games/" + n.lock
 		}
 		f.End = n.h.now()
 		n.h.faults.mu.Lock()

@@ -4,6 +4,7 @@ package faulttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
@@ -28,8 +29,9 @@ type workload struct {
 
 	mu       sync.Mutex
 	games    []*gameRun
-	orphans  int // creates that ended unknown (the game may exist)
+	orphans  int // creates still unknown after their retries (the game may exist)
 	createKO int
+	createRe int // creates that got a game after unknown attempts (settled by replay)
 	replays  []replayCheck
 	replayCh chan replayReq
 }
@@ -77,19 +79,34 @@ func evOf(e *damonev1.GameEvent) evRec {
 	return r
 }
 
-// replayReq is an acknowledged move to send again with its request id.
+// replayReq is an acknowledged write to send again with its request id:
+// a move, resignation, draw offer or answer (in), or a CreateGame
+// (create set).
 type replayReq struct {
-	in    input
-	token string
-	first output
-	from  string
+	in     input
+	token  string
+	first  output
+	from   string
+	create *damonev1.CreateGameRequest
+	made   created // create: the first answer
+}
+
+// created is a CreateGame's answer as a comparable value.
+type created struct {
+	Name, Red, Black string
+	St               gstate
+}
+
+func createdOf(r *damonev1.CreateGameResponse) created {
+	return created{Name: r.GetGame().GetName(), Red: r.GetRedToken(), Black: r.GetBlackToken(), St: stateOf(r.GetGame())}
 }
 
 type replayCheck struct {
-	req replayReq
-	got output
-	err string
-	on  string
+	req  replayReq
+	got  output
+	made created // create
+	err  string
+	on   string
 }
 
 func (w *workload) rng(k int64) *rand.Rand { return rand.New(rand.NewSource(w.seed*1_000_003 + k)) }
@@ -133,24 +150,49 @@ func (w *workload) run(ctx context.Context, slots, timedSlots int) {
 // races to end the game.
 const perMove = 2 * time.Second
 
+// create makes a game under a request id. An unknown answer is retried
+// with the same id on the next replicas until a definite one (up to
+// settleTimeout): a replay returns the first game, so no unknown create
+// leaves an orphan game behind.
 func (w *workload) create(ctx context.Context, at int, timed bool) *gameRun {
 	for ctx.Err() == nil {
 		if !w.wait(ctx) {
 			return nil
 		}
-		r := w.reps[at%len(w.reps)]
-		cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		req := &damonev1.CreateGameRequest{}
+		req := &damonev1.CreateGameRequest{RequestId: fmt.Sprintf("create-%d-%08d", w.seed, w.reqSeq.Add(1))}
 		if timed {
 			req.Game = &damonev1.Game{TimeControl: &damonev1.TimeControl{PerMove: durationpb.New(perMove)}}
 		}
-		resp, err := r.games.CreateGame(cctx, req)
-		cancel()
+		start := time.Now()
+		var resp *damonev1.CreateGameResponse
+		var err error
+		var r *replica
+		for i := 0; ; i++ {
+			r = w.reps[(at+i)%len(w.reps)]
+			cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			resp, err = r.games.CreateGame(cctx, req)
+			cancel()
+			if err == nil || !(indeterminate(err) || errors.Is(err, context.DeadlineExceeded)) || time.Since(start) > settleTimeout {
+				if err == nil && i > 0 {
+					w.mu.Lock()
+					w.createRe++
+					w.mu.Unlock()
+				}
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		if err == nil {
+			if w.reqSeq.Load()%4 == 0 { // a quarter of them, as the other writes
+				select {
+				case w.replayCh <- replayReq{create: req, made: createdOf(resp), from: r.name}:
+				default:
+				}
+			}
 			return &gameRun{name: resp.GetGame().GetName(), red: resp.GetRedToken(), black: resp.GetBlackToken(), timed: timed}
 		}
 		w.mu.Lock()
-		if indeterminate(err) {
+		if indeterminate(err) || errors.Is(err, context.DeadlineExceeded) {
 			w.orphans++
 		} else {
 			w.createKO++
@@ -285,8 +327,8 @@ func (w *workload) player(ctx context.Context, g *gameRun, side, at int, seed in
 			for _, m := range legal {
 				prevMoves = append(prevMoves, m.String())
 			}
-			in.ReqID = fmt.Sprintf("r%d-%d", w.seed, w.reqSeq.Add(1))
 		}
+		in.ReqID = fmt.Sprintf("r%d-%d", w.seed, w.reqSeq.Add(1))
 		if !w.wait(ctx) {
 			return
 		}
@@ -296,7 +338,7 @@ func (w *workload) player(ctx context.Context, g *gameRun, side, at int, seed in
 			at++
 			continue
 		}
-		if in.Kind == kMove && wr.Out.Code == "" && rng.Intn(100) < 25 {
+		if wr.Out.Code == "" && rng.Intn(100) < 25 {
 			select {
 			case w.replayCh <- replayReq{in: in, token: token, first: wr.Out, from: wr.Replica}:
 			default:
@@ -305,8 +347,8 @@ func (w *workload) player(ctx context.Context, g *gameRun, side, at int, seed in
 	}
 }
 
-// replayer sends acknowledged moves again, with their request ids,
-// through other replicas: each answer must be the first one.
+// replayer sends acknowledged writes of every kind again, with their
+// request ids, through other replicas: each answer must be the first one.
 func (w *workload) replayer(ctx context.Context) {
 	i := 0
 	for {
@@ -324,13 +366,27 @@ func (w *workload) replayer(ctx context.Context) {
 				if r.name == req.from && len(w.reps) > 1 {
 					continue
 				}
-				out, err := invoke(context.Background(), r, req.in, req.token)
-				if out.Unknown {
-					continue
-				}
-				c := replayCheck{req: req, got: out, on: r.name}
-				if err != nil {
-					c.err = err.Error()
+				var c replayCheck
+				if req.create != nil {
+					cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+					resp, err := r.games.CreateGame(cctx, req.create)
+					cancel()
+					if err != nil && (indeterminate(err) || errors.Is(err, context.DeadlineExceeded)) {
+						continue
+					}
+					c = replayCheck{req: req, made: createdOf(resp), on: r.name}
+					if err != nil {
+						c.got.Code, c.err = reason(err), err.Error()
+					}
+				} else {
+					out, err := invoke(context.Background(), r, req.in, req.token)
+					if out.Unknown {
+						continue
+					}
+					c = replayCheck{req: req, got: out, on: r.name}
+					if err != nil {
+						c.err = err.Error()
+					}
 				}
 				w.mu.Lock()
 				w.replays = append(w.replays, c)
