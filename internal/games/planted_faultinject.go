@@ -10,7 +10,10 @@ package games
 //	skip-precondition     a move's etag or expected ply is not checked
 //	ack-before-commit     a move is answered before it is stored (stored 300 ms later)
 //	stale-cache           GetGame answers from a per-process copy up to 1 s old
-//	replay-current-state  a replayed request id answers with the game as it is now
+//	replay-current-state  a replayed move's request id answers with the game as it is now
+//	replay-action-current-state
+//	                      a replayed resignation's, draw offer's or answer's request id
+//	                      answers with the game as it is now
 
 import (
 	"os"
