@@ -149,7 +149,7 @@ func TestPlantedBugs(t *testing.T) {
 		})
 	}
 	for _, b := range plantedBugs {
-		t.Logf("%-22s caught by %s", b.name, caught[b.name])
+		t.Logf("%-28s caught by %s", b.name, caught[b.name])
 	}
 }
 
