@@ -351,8 +351,8 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 		replays[k]++
 	}
 	fmt.Fprintf(&b, "  creates: %d ok after unknown attempts (settled by replay), %d still unknown (possible orphan games), %d refused\n", w.createRe, w.orphans, w.createKO)
-	fmt.Fprintf(&b, "  replays of acknowledged writes through another replica: %d (create %d, move %d, offer %d, answer %d, resign %d)\n",
-		len(w.replays), replays["create"], replays[kMove], replays[kOffer], replays[kAnswer], replays[kResign])
+	fmt.Fprintf(&b, "  replays of acknowledged writes through another replica: %d (create %d, move %d, offer %d, answer %d, resign %d); %d not replayed, the queue full\n",
+		len(w.replays), replays["create"], replays[kMove], replays[kOffer], replays[kAnswer], replays[kResign], w.replayDropped.Load())
 	if c.lockReads > 0 {
 		fmt.Fprintf(&b, "  row lock: %d reads of other games while it lasted, p99 %.1f ms\n", c.lockReads, float64(c.lockP99)/1e6)
 	}

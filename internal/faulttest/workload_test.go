@@ -21,11 +21,12 @@ import (
 
 // workload plays games through the replicas and records every call.
 type workload struct {
-	h      *history
-	reps   []*replica
-	lim    *rate.Limiter
-	seed   int64
-	reqSeq atomic.Int64
+	h             *history
+	reps          []*replica
+	lim           *rate.Limiter
+	seed          int64
+	reqSeq        atomic.Int64
+	replayDropped atomic.Int64 // acknowledged writes the replay queue had no room for
 
 	mu       sync.Mutex
 	games    []*gameRun
@@ -129,8 +130,10 @@ func (w *workload) run(ctx context.Context, slots, timedSlots int) {
 	var wg sync.WaitGroup
 	replayCtx, stopReplays := context.WithCancel(context.Background())
 	var rwg sync.WaitGroup
-	rwg.Add(1)
-	go func() { defer rwg.Done(); w.replayer(replayCtx) }()
+	for range replayers {
+		rwg.Add(1)
+		go func() { defer rwg.Done(); w.replayer(replayCtx) }()
+	}
 	for s := 0; s < slots+timedSlots; s++ {
 		wg.Add(1)
 		go func(s int) {
@@ -183,10 +186,11 @@ func (w *workload) create(ctx context.Context, at int, timed bool) *gameRun {
 			time.Sleep(100 * time.Millisecond)
 		}
 		if err == nil {
-			if w.reqSeq.Load()%4 == 0 { // a quarter of them, as the other writes
+			if w.reqSeq.Load()%2 == 0 { // half of them
 				select {
 				case w.replayCh <- replayReq{create: req, made: createdOf(resp), from: r.name}:
 				default:
+					w.replayDropped.Add(1)
 				}
 			}
 			return &gameRun{name: resp.GetGame().GetName(), red: resp.GetRedToken(), black: resp.GetBlackToken(), timed: timed}
@@ -338,14 +342,21 @@ func (w *workload) player(ctx context.Context, g *gameRun, side, at int, seed in
 			at++
 			continue
 		}
-		if wr.Out.Code == "" && rng.Intn(100) < 25 {
+		// Every acknowledged resignation, offer and answer is replayed
+		// (they are few), and a quarter of the moves.
+		if wr.Out.Code == "" && (in.Kind != kMove || rng.Intn(100) < 25) {
 			select {
 			case w.replayCh <- replayReq{in: in, token: token, first: wr.Out, from: wr.Replica}:
 			default:
+				w.replayDropped.Add(1)
 			}
 		}
 	}
 }
+
+// replayers is how many clients replay acknowledged writes: one can fall
+// behind while replicas are down, and the queue drops what does not fit.
+const replayers = 3
 
 // replayer sends acknowledged writes of every kind again, with their
 // request ids, through other replicas: each answer must be the first one.
