@@ -396,8 +396,8 @@ func (c *checker) replays() {
 }
 
 // C9: a game whose row stays locked holds up no other game: every read
-// of another game made while the row lock lasted got an answer, at p99
-// within the client deadline (lockedReadP99 is its budget).
+// of another game made while the row lock lasted got an answer, their
+// p99 within lockedReadP99.
 func (c *checker) lockedRow(recs []*record, faults []fault) {
 	for _, f := range faults {
 		if f.Kind != "row-lock" || f.Game == "" {

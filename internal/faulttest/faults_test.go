@@ -378,7 +378,7 @@ func report(cfg config, recs []*record, faults []fault, c *checker, w *workload,
 	for _, ph := range []string{"before", "during", "after"} {
 		var ds []time.Duration
 		for _, r := range recs {
-			if r.Phase == ph && !r.Out.Unknown && r.Attempts == 1 {
+			if r.Phase == ph && !r.Out.Unknown && r.Attempts == 1 && r.Settled == "" {
 				ds = append(ds, time.Duration(r.Return-r.Call))
 			}
 		}
