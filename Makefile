@@ -54,6 +54,14 @@ test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwawa
 	$(MAKE) --no-print-directory soak DURATION=60s SOAK_KILL_EVERY=12s
 	scripts/interop
 
+# make test-faults: the traffic phase of each fault run lasts at least
+# FAULTS_SECONDS (every fault kind is injected once anyway, about 2 min).
+FAULTS_SECONDS ?= 0
+
+.PHONY: test-faults
+test-faults: deps ## Fault test (docs/RELIABILITY.md): 3 replicas on one PostgreSQL, then one embedded node, under injected faults, the history checked; then each planted bug must be caught. FAULTS_SECONDS=600 for a longer run
+	DAMONE_FAULTS_SECONDS=$(FAULTS_SECONDS) go test -tags faults ./internal/faulttest/ -run '^(TestFaults|TestFaultsEmbedded|TestPlantedBugs)$$' -count=1 -v -timeout 60m
+
 .PHONY: test-long
 test-long: ## Also run the deep perft counts (depth 7)
 	go test ./internal/engine/ -long

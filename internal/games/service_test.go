@@ -398,6 +398,34 @@ func TestPlyLostAtCommit(t *testing.T) {
 	}
 }
 
+// A move whose expected ply still holds at commit is played, even if
+// another change (a draw offer) landed between its read and its write:
+// the contract refuses it only when the ply differs (game_service.proto,
+// MakeMoveRequest.expected_ply). Found by the fault test (make
+// test-faults): the move was refused PLY_MISMATCH at the same ply.
+func TestPlyHeldThroughConcurrentOffer(t *testing.T) {
+	ctx := context.Background()
+	ist := &interferingStore{MemoryStore: NewMemoryStore()}
+	s := NewService(ist, Limits{})
+	g, tok := create(t, s)
+	ist.hook = func() {
+		if _, err := s.OfferDraw(ctx, g.ID, tok.Black); err != nil {
+			t.Errorf("OfferDraw in between: %v", err)
+		}
+	}
+	zero := 0
+	res, err := s.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3", ExpectedPly: &zero})
+	if err != nil {
+		t.Fatalf("MakeMove at ply 0 with the game still at ply 0: %v", err)
+	}
+	now := get(t, s, g.ID)
+	// Events: 1 created, 2 Black's offer, 3 declined by the move, 4 the move.
+	if now.Ply() != 1 || now.HasOffer || res.Sequence != 4 || now.LastEvent != 4 {
+		t.Errorf("ply %d offer %v move event %d last event %d: want ply 1, the offer declined, move event 4 of 4",
+			now.Ply(), now.HasOffer, res.Sequence, now.LastEvent)
+	}
+}
+
 func TestConcurrentMovesOneWins(t *testing.T) {
 	ctx := context.Background()
 	for _, withPly := range []bool{false, true} {

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -40,10 +41,23 @@ const Channel = "damone_events"
 // calls fail (UNAVAILABLE) instead of hanging.
 const OpTimeout = 5 * time.Second
 
+// Session settings every connection gets unless the DSN sets them
+// (docs/deploy.md). A change waiting on a game's row lock gives up with
+// lock_not_available (the store's error, UNAVAILABLE) before OpTimeout
+// would cancel it, which would also close its connection; a session left
+// idle in a transaction for longer than any live call (its replica
+// paused or cut off mid-transaction) is ended by the server, so the row
+// locks it holds are released.
+const (
+	LockTimeout                     = OpTimeout - time.Second
+	IdleInTransactionSessionTimeout = 2 * OpTimeout
+)
+
 // Store is a games.Store on PostgreSQL.
 type Store struct {
-	pool *pgxpool.Pool
-	dsn  string
+	pool  *pgxpool.Pool
+	dsn   string
+	gates gates
 }
 
 var _ games.Store = (*Store)(nil)
@@ -58,11 +72,19 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = OpTimeout
 	}
+	for name, d := range map[string]time.Duration{
+		"lock_timeout":                        LockTimeout,
+		"idle_in_transaction_session_timeout": IdleInTransactionSessionTimeout,
+	} {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	s := &Store{pool: pool, dsn: dsn}
+	s := &Store{pool: pool, dsn: dsn, gates: gates{m: map[string]*gate{}}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -227,6 +249,16 @@ func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event,
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	// One change of a game at a time per replica: they would queue on its
+	// row lock anyway, and each waiting there holds a pooled connection,
+	// so one locked game would starve the replica's other games.
+	leave, err := s.gates.enter(ctx, g.ID)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6,
 			deadline = $8 WHERE id = $1 AND version = $7`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1, deadline(g))
@@ -369,6 +401,44 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
 	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// gates lets one caller at a time through per game id.
+type gates struct {
+	mu sync.Mutex
+	m  map[string]*gate
+}
+
+type gate struct {
+	ch    chan struct{} // holds a value while someone is through
+	users int           // through or waiting: the entry goes with the last
+}
+
+// enter waits until no other caller is through id's gate, or ctx ends
+// (its error); leave lets the next one in.
+func (gs *gates) enter(ctx context.Context, id string) (leave func(), err error) {
+	gs.mu.Lock()
+	g := gs.m[id]
+	if g == nil {
+		g = &gate{ch: make(chan struct{}, 1)}
+		gs.m[id] = g
+	}
+	g.users++
+	gs.mu.Unlock()
+	done := func() {
+		gs.mu.Lock()
+		if g.users--; g.users == 0 {
+			delete(gs.m, id)
+		}
+		gs.mu.Unlock()
+	}
+	select {
+	case g.ch <- struct{}{}:
+		return func() { <-g.ch; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
 }
 
 func isUniqueViolation(err error) bool {
