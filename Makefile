@@ -102,9 +102,11 @@ bench-pdn: ## Peak RSS and MB/s of damone pdn validate on 1 MB, 50 MB and 500 MB
 ##@ API contract (proto/damone/v1 -> gen/)
 
 .PHONY: generate
-generate: deps ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; TypeScript and Python clients) from proto/
+generate: deps ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; TypeScript, Python, C++, Java and Ruby clients) from proto/
 	$(BUF) generate
 	$(BUF) generate --template buf.gen.clients.yaml
+	$(BUF) generate --template buf.gen.cpp-java.yaml
+	$(BUF) generate --template buf.gen.ruby.yaml
 
 .PHONY: check-gen
 check-gen: generate ## Regenerate and fail if gen/ differs from HEAD or has untracked files
@@ -209,8 +211,8 @@ match-self: $(MATCH_BIN) ## Engine at 4x time (MATCH_SELF_TIME4) vs itself at 1x
 bench-search: ## Search speed (nodes/s), depth reached in 1 s from the start, cancellation latency
 	go test ./internal/search/ -run '^$$' -bench 'Search$$|Cancellation|DepthInOneSecond' -benchtime 5x -count 3
 
-##@ Clients in other languages (gen/ts, gen/python, clients/)
+##@ Clients in other languages (gen/ts, gen/python, gen/cpp, gen/java, gen/ruby, clients/)
 
 .PHONY: interop
-interop: deps ## Build and start a real server, then run the TypeScript and Python examples and interop tests against it (part of make test)
+interop: deps ## Build and start a real server, then run every client's interop cases (Go, TypeScript, Python, C++, Java, Ruby) and examples against it (part of make test)
 	scripts/interop
