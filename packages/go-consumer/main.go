@@ -132,7 +132,7 @@ func run(addr string) error {
 		return fmt.Errorf("outcome reason %s", r)
 	}
 	kinds := <-watched
-	if len(kinds) == 0 || kinds[len(kinds)-1] != "*damonev1.GameEvent_GameEnded" {
+	if last := fmt.Sprintf("%T", (*damonev1.GameEvent_GameEnded_)(nil)); len(kinds) == 0 || kinds[len(kinds)-1] != last {
 		return fmt.Errorf("watched %v: want the stream to end with game_ended", kinds)
 	}
 	fmt.Printf("watched %d events, the last %s\n", len(kinds), kinds[len(kinds)-1])
