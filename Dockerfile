@@ -2,7 +2,7 @@
 #
 # damone: a static binary on distroless, run as uid/gid 65532.
 #
-#   make image                       # docker build with VERSION from git describe
+#   make image                       # docker build with VERSION from the VERSION file (scripts/version)
 #   docker build --build-arg VERSION=v1.2.3 -t damone:v1.2.3 .
 #
 # The build stage runs `make build`, the same target developers and CI use,
@@ -29,6 +29,10 @@ RUN make build VERSION="${VERSION}" BIN=/out/damone
 # the sha256 below.
 FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 COPY --from=build /out/damone /damone
+# The version the binary prints (`damone version`), as the image's label;
+# `make image` passes VERSION from the VERSION file (docs/releases.md).
+ARG VERSION=dev
+LABEL org.opencontainers.image.version="${VERSION}"
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd;
 # k8s/base sets the same runAsUser and runAsGroup.
 USER 65532:65532

@@ -24,7 +24,10 @@ help: ## List the targets
 
 ##@ Build and run
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The one place the version is kept is the VERSION file; scripts/version
+# makes a development build's X.Y.Z-dev+gCOMMIT of it (make release stamps
+# X.Y.Z itself; docs/releases.md).
+VERSION ?= $(shell scripts/version)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/damone
 
@@ -216,3 +219,16 @@ bench-search: ## Search speed (nodes/s), depth reached in 1 s from the start, ca
 .PHONY: interop
 interop: deps ## Build and start a real server, then run every client's interop cases (Go, TypeScript, Python, C++, Java, Ruby) and examples against it (part of make test)
 	scripts/interop
+
+##@ Releases and client packages (docs/releases.md)
+
+ALLOW_DIRTY ?=
+DIST ?= dist
+
+.PHONY: release
+release: deps ## Build DIST (dist/) from a clean tree: linux amd64+arm64 binaries (built twice, bytes compared), npm tarball, Python wheel+sdist, SBOMs, SHA256SUMS; ALLOW_DIRTY=1 for a dirty tree
+	scripts/release --out $(DIST) $(if $(ALLOW_DIRTY),--allow-dirty)
+
+.PHONY: packages-test
+packages-test: ## Install DIST's npm tarball, Python wheel and the Go consumer module into scratch projects and run each example against a real server
+	scripts/packages-test $(DIST)

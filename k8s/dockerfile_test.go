@@ -41,13 +41,15 @@ func instructions(dockerfile string) [][2]string {
 func TestDockerfile(t *testing.T) {
 	ins := instructions(readRootFile(t, "Dockerfile"))
 	var froms []string
-	var user, entrypoint, cmd string
+	var user, entrypoint, cmd, label string
 	var runs []string
 	for _, in := range ins {
 		switch in[0] {
 		case "FROM":
 			froms = append(froms, in[1])
-			user, entrypoint, cmd = "", "", "" // per stage: keep the final stage's
+			user, entrypoint, cmd, label = "", "", "", "" // per stage: keep the final stage's
+		case "LABEL":
+			label = in[1]
 		case "USER":
 			user = in[1]
 		case "ENTRYPOINT":
@@ -67,6 +69,10 @@ func TestDockerfile(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(runs, "\n"), `make build VERSION="${VERSION}"`) {
 		t.Errorf("the build stage does not run `make build` with the VERSION build-arg: the image would not hold the binary make build makes")
+	}
+	// The image says the version its binary prints (docs/releases.md).
+	if label != `org.opencontainers.image.version="${VERSION}"` {
+		t.Errorf("final stage LABEL %q: want org.opencontainers.image.version=\"${VERSION}\", the VERSION build-arg", label)
 	}
 	if entrypoint != `["/damone"]` || cmd != `["serve"]` {
 		t.Errorf("ENTRYPOINT %s CMD %s: want [\"/damone\"] and [\"serve\"] (the manifests pass args [serve])", entrypoint, cmd)
