@@ -28,8 +28,8 @@ type opos struct {
 
 type ocoord struct{ f, r int }
 
-func (c ocoord) ok() bool      { return c.f >= 0 && c.f < 8 && c.r >= 0 && c.r < 8 }
-func (c ocoord) name() string  { return string([]byte{byte('a' + c.f), byte('1' + c.r)}) }
+func (c ocoord) ok() bool        { return c.f >= 0 && c.f < 8 && c.r >= 0 && c.r < 8 }
+func (c ocoord) name() string    { return string([]byte{byte('a' + c.f), byte('1' + c.r)}) }
 func (p *opos) at(c ocoord) int8 { return p.cell[c.f][c.r] }
 
 // The four diagonals as (file, rank) steps.
