@@ -342,6 +342,16 @@ func (pb *pairBuild) solve() {
 						if pb.vals[s][pi] != 0 {
 							return
 						}
+						if want&lossFlag != 0 {
+							// A quiet step to a loss in d−1 wins in d (nothing
+							// shorter was found, so nothing shorter exists) if
+							// the step is legal: no capture is compulsory.
+							if pos := p.position(0); !pos.HasCapture() {
+								pb.vals[s][pi] = uint16(d)
+								count[d]++
+							}
+							return
+						}
 						if nv, _ := pb.classify(p, d); nv != 0 {
 							pb.vals[s][pi] = nv
 							count[nv&^lossFlag]++

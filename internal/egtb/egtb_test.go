@@ -328,3 +328,55 @@ func flipByte(t *testing.T, path string, at int64) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkBuild3 builds the ≤ 3-piece set (both win conditions) on one
+// thread and reports positions per second.
+func BenchmarkBuild3(b *testing.B) {
+	var entries uint64
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 1}); err != nil {
+			b.Fatal(err)
+		}
+		m, err := egtb.ReadManifest(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		entries = 0
+		for _, e := range m.Tables {
+			entries += e.Entries
+		}
+	}
+	if entries == 0 {
+		b.Fatal("nothing built")
+	}
+	b.ReportMetric(float64(entries)*float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+}
+
+// BenchmarkProbe probes sampled ≤ 3-piece positions.
+func BenchmarkProbe(b *testing.B) {
+	dir := b.TempDir()
+	if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2}); err != nil {
+		b.Fatal(err)
+	}
+	set, err := egtb.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ps []engine.Position
+	for len(ps) < 1024 {
+		p := randomPosition(rng, 3, false)
+		ep, err := engine.ParsePosition(p.text(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps = append(ps, ep)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := set.Probe(&ps[i%len(ps)], engine.CaptureAllPieces); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
