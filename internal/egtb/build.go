@@ -226,12 +226,14 @@ type pairBuild struct {
 	mats   [2]Material
 	n      int // slices: 1 or 2
 	vals   [2][]uint16
+	open   [2][]uint8 // per undecided entry: quiet moves not yet known to lose, or openNever
 	sub    map[Material]*Table
 	limit  int  // the pass's level bound
 	noRule bool // pass B: conversions read the rule-off values
 	err    error
 	mu     sync.Mutex
 	moves  []engine.Move
+	pos    engine.Position // scratch: the engine's move generator keeps its receiver on the heap
 }
 
 // buildPair runs pass A (the rule at limit) and pass B (the rule off) and
@@ -285,7 +287,7 @@ func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Materi
 			return out, fmt.Errorf("egtb: %v: %v", pr[s], err)
 		}
 		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, a: as[s], b: b}
-		pb.vals[s] = nil
+		pb.vals[s], pb.open[s] = nil, nil
 	}
 	return out, nil
 }
@@ -295,6 +297,10 @@ func (pb *pairBuild) fail(err error) {
 		pb.err = err
 	}
 }
+
+// openNever marks an entry that cannot become a loss: a conversion
+// leads to a position the opponent does not win.
+const openNever = 0xFF
 
 // other returns the slot of the slice the quiet moves of slot s lead to.
 func (pb *pairBuild) other(s int) int { return (s + 1) % pb.n }
@@ -308,17 +314,21 @@ func (pb *pairBuild) solve() {
 	var count [maxLevel + 2]uint64
 	for s := 0; s < pb.n; s++ {
 		m := pb.mats[s]
+		if len(pb.open[s]) != len(pb.vals[s]) {
+			pb.open[s] = make([]uint8, len(pb.vals[s]))
+		}
 		for i := range pb.vals[s] {
 			b := unindex(uint64(i), &m)
 			if b.broken() {
 				pb.vals[s][i] = brokenCode
 				continue
 			}
-			v, quiet := pb.classify(&b, 1)
-			if v == 0 && !quiet {
+			v, open := pb.classify(&b)
+			if v == 0 && open == 0 {
 				v = drawFinal
 			}
 			pb.vals[s][i] = v
+			pb.open[s][i] = open
 			if v != drawFinal && v != 0 {
 				count[v&^lossFlag]++
 			}
@@ -337,8 +347,8 @@ func (pb *pairBuild) solve() {
 						continue
 					}
 					x := unindex(uint64(i), &m)
-					pb.predecessors(&x, func(p *board) {
-						pi := index(p, &pb.mats[s])
+					pb.predecessors(&x, func(p board) {
+						pi := index(&p, &pb.mats[s])
 						if pb.vals[s][pi] != 0 {
 							return
 						}
@@ -352,9 +362,18 @@ func (pb *pairBuild) solve() {
 							}
 							return
 						}
-						if nv, _ := pb.classify(p, d); nv != 0 {
-							pb.vals[s][pi] = nv
-							count[nv&^lossFlag]++
+						// An undecided entry has no capture (those are decided
+						// at the start), so the step is legal; when its last
+						// open move turns out to reach a win, it loses in d
+						// (every other move reached a win in under d − 1).
+						switch o := pb.open[s][pi]; o {
+						case openNever:
+						case 1:
+							pb.open[s][pi] = 0
+							pb.vals[s][pi] = lossFlag | uint16(d)
+							count[d]++
+						default:
+							pb.open[s][pi] = o - 1
 						}
 					})
 				}
@@ -379,7 +398,7 @@ var backSteps [engine.NumRanks][32]uint32
 // non-promoting step could lead to x: x's other side steps back. Whether
 // the step is legal there (no capture compulsory) is for the caller's
 // forward check.
-func (pb *pairBuild) predecessors(x *board, f func(*board)) {
+func (pb *pairBuild) predecessors(x *board, f func(board)) {
 	occ := x.occupied()
 	for r := 0; r < engine.NumRanks; r++ {
 		for ts := x[1][r]; ts != 0; ts &= ts - 1 {
@@ -388,89 +407,76 @@ func (pb *pairBuild) predecessors(x *board, f func(*board)) {
 				from := bits.TrailingZeros32(fs)
 				p := *x
 				p[1][r] ^= 1<<t | 1<<from
-				q := p.swapTurn()
-				f(&q)
+				f(p.swapTurn())
 			}
 		}
 	}
 }
 
-// classify values b from its legal moves, as known at level d: the
-// children reached by quiet moves count only if already valued in under
-// d plies. It returns the work code (0 if not decided) and whether b has a
-// quiet move. A position with no legal move is a loss in 0.
-func (pb *pairBuild) classify(b *board, d int) (uint16, bool) {
-	p := b.position(0)
+// classify values b from its legal moves at the start of a pass: a win
+// in 1 (a move ends the game or converts to a loss for the opponent, or a
+// quiet step reaches a position already known to be lost in 0), a loss
+// in 0 (no legal move) or in 1 (every move converts to a win for the
+// opponent), else 0. open is the number of non-converting quiet moves,
+// each still to be found losing before b is, or openNever if a
+// conversion reaches a position the opponent does not win.
+func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
+	pb.pos = b.position(0)
+	p := &pb.pos
 	moves := p.GenerateMoves(pb.moves[:0])
 	if len(moves) == 0 {
-		return lossFlag, false
+		return lossFlag, 0
 	}
 	slot := 0
 	if pb.n == 2 && b.material() == pb.mats[1] {
 		slot = 1
 	}
 	childSlot := pb.other(slot)
-	bestWin := maxLevel + 1
-	worstLoss := 0
-	allLose := true
-	quiet := false
+	win, canLose := false, true
+	nquiet := 0
 	for i := range moves {
 		q := p.After(&moves[i])
 		cb := fromEngine(&q)
 		cm := cb.material()
 		if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
-			bestWin = 1 // the move ends the game
+			win = true // the move ends the game
 			continue
 		}
 		if cm == pb.mats[childSlot] {
-			quiet = true
-			v := pb.vals[childSlot][index(&cb, &cm)]
-			if v == 0 || v == drawFinal || v == brokenCode {
-				allLose = false
-				continue
-			}
-			k := int(v &^ lossFlag)
-			if k > d-1 {
-				allLose = false
-				continue
-			}
-			if v&lossFlag != 0 {
-				bestWin = min(bestWin, k+1)
-				allLose = false
-			} else {
-				worstLoss = max(worstLoss, k+1)
+			nquiet++
+			if v := pb.vals[childSlot][index(&cb, &cm)]; v == lossFlag {
+				win = true
 			}
 			continue
 		}
 		t := pb.sub[cm]
 		if t == nil {
 			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", pb.mats[slot], cm))
-			return 0, quiet
+			return 0, openNever
 		}
 		ci := index(&cb, &cm)
-		var win, loss bool
+		var cwin, closs bool
 		if pb.noRule {
 			w := t.wdl(ci)
-			win, loss = w == wdlWin, w == wdlLoss
+			cwin, closs = w == wdlWin, w == wdlLoss
 		} else {
 			c := t.a[ci]
-			win, loss = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
+			cwin, closs = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
 		}
 		switch {
-		case loss:
-			bestWin = 1
-			allLose = false
-		case win:
-			worstLoss = max(worstLoss, 1)
-		default:
-			allLose = false
+		case closs:
+			win = true
+		case !cwin:
+			canLose = false
 		}
 	}
-	if bestWin <= pb.limit {
-		return uint16(bestWin), quiet
+	switch {
+	case win:
+		return 1, 0
+	case canLose && nquiet == 0:
+		return lossFlag | 1, 0
+	case !canLose:
+		return 0, openNever * uint8(btoi(nquiet > 0))
 	}
-	if allLose && worstLoss <= pb.limit {
-		return lossFlag | uint16(worstLoss), quiet
-	}
-	return 0, quiet
+	return 0, uint8(nquiet)
 }
