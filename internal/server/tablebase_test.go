@@ -195,7 +195,7 @@ func TestProbePositionErrors(t *testing.T) {
 // position and of every move's, and the response (no transport).
 func BenchmarkProbePositionHandler(b *testing.B) {
 	srv := NewTablebaseServer(served(set3(b)))
-	req := &damonev1.ProbePositionRequest{Position: "R:RMd4,Pd2:BMf6:12"}
+	req := &damonev1.ProbePositionRequest{Position: "R:RMd5,Pd3:BMf7:12"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := srv.ProbePosition(context.Background(), req); err != nil {

@@ -129,7 +129,7 @@ const (
 	// served), `win_condition` (the variant's).
 	ErrorReason_ERROR_REASON_NOT_IN_TABLEBASE ErrorReason = 17
 	// UNAVAILABLE: the server's endgame tables are still being loaded or
-	// built. Retry with backoff.
+	// built. Retry with backoff. Metadata: none.
 	ErrorReason_ERROR_REASON_TABLEBASE_LOADING ErrorReason = 18
 )
 

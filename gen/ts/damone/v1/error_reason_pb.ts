@@ -212,7 +212,7 @@ export enum ErrorReason {
 
   /**
    * UNAVAILABLE: the server's endgame tables are still being loaded or
-   * built. Retry with backoff.
+   * built. Retry with backoff. Metadata: none.
    *
    * @generated from enum value: ERROR_REASON_TABLEBASE_LOADING = 18;
    */
