@@ -173,6 +173,17 @@ test-k8s: ## Apply every overlay to a real kube-apiserver (tools built once by s
 	scripts/k8s-tools build
 	cd tools/k8s && go test -count=1 -v ./apiserver/
 
+##@ Endgame tablebases (internal/egtb; docs/engine.md, Endgame tablebases)
+
+EGTB_DIR ?= egtb
+EGTB_PIECES ?= 5
+EGTB_THREADS ?= 2
+
+.PHONY: egtb
+egtb: build ## Build the tablebases with up to EGTB_PIECES (5) pieces into EGTB_DIR (resumes), then verify them
+	./$(BIN) egtb build --pieces $(EGTB_PIECES) --threads $(EGTB_THREADS) --out $(EGTB_DIR)
+	./$(BIN) egtb verify --quiet $(EGTB_DIR)
+
 ##@ Engine play (docs/engine.md, docs/BENCHMARKS.md)
 
 # The published matches: 100 pairs each, seed 1, openings after 4 random

@@ -8,6 +8,7 @@
 //	damone match [flags]            play an engine or baseline match with statistics
 //	damone pdn validate FILE...     judge every game of PDN game records against the rules
 //	damone pdn export games/ID      print a running server's game as PDN
+//	damone egtb build|verify|stats  endgame tablebases: build, check, figures, probe
 //	damone store verify             check an embedded store file, read-only
 //	damone store backup             a verified copy of an embedded store (hot, from a running server)
 //	damone version                  print the version
@@ -38,6 +39,7 @@ func commands() []cli.Command {
 		{Name: "play", Summary: "play a game against the engine in the terminal", Run: runPlay},
 		{Name: "match", Summary: "play an engine or baseline match: W/D/L, pentanomial, Elo, SPRT", Run: runMatch},
 		{Name: "pdn", Summary: "validate PDN game records; export a server's game as PDN", Run: runPdn},
+		{Name: "egtb", Summary: "build, verify, inspect and probe endgame tablebases", Run: runEgtb},
 		{Name: "store", Summary: "verify an embedded store file; back it up, hot from a running server", Run: runStore},
 		{Name: "version", Summary: "print the version", Run: runVersion},
 	}

@@ -54,6 +54,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target: heap growth in % before a collection (the runtime's default is 100); more trades memory for less GC time. GOGC, if set, wins")
+	egtbDir := fs.String("egtb-dir", "", "serve TablebaseService from the prebuilt endgame tables in this directory (damone egtb build), loaded in the background; empty: none")
 	tableMB := fs.Int("search-table-mb", 16, "transposition table per search, in MiB")
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
 	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
@@ -220,13 +221,17 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		logger.Info("tracing", "otlp_endpoint", tracing.Redacted(*otlpEndpoint))
 	}
 
+	var tables server.Tables
+	if *egtbDir != "" {
+		tables = loadTables(*egtbDir, logger)
+	}
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage,
 		Tracing: traced, Pprof: *pprofOn,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer,
 			MinClockTime: *minClock, MaxClockTime: *maxClock, FirstMoveTime: *firstMove},
-		Rules: rules, Games: gamesOn, Analysis: analysis,
+		Rules: rules, Games: gamesOn, Analysis: analysis, Tablebase: tables,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineQueue: *maxEngineQueue, MaxEngineMoveTime: *maxEngineTime,
 		Store: store, Logger: logger,
 	})

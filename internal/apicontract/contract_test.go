@@ -506,7 +506,7 @@ func TestHTTPRulesCoverEveryMethod(t *testing.T) {
 	want := map[string]bool{}
 	for _, fd := range []protoreflect.FileDescriptor{
 		damonev1.File_damone_v1_rules_service_proto, damonev1.File_damone_v1_game_service_proto,
-		damonev1.File_damone_v1_analysis_service_proto,
+		damonev1.File_damone_v1_analysis_service_proto, damonev1.File_damone_v1_tablebase_service_proto,
 	} {
 		for i := range fd.Services().Len() {
 			s := fd.Services().Get(i)
@@ -588,8 +588,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 			}
 		}
 	}
-	if len(want) != 16 {
-		t.Errorf("%d routes, want 16 (6 RulesService + 9 GameService + 1 AnalysisService)", len(want))
+	if len(want) != 18 {
+		t.Errorf("%d routes, want 18 (6 RulesService + 9 GameService + 1 AnalysisService + 2 TablebaseService)", len(want))
 	}
 }
 

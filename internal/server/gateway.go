@@ -73,6 +73,10 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 		conn.Close()
 		return nil, nil, err
 	}
+	if err := damonev1.RegisterTablebaseServiceHandler(ctx, mux, conn); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
 	// ValidateGames' body is a stream of requests: limited a line at a
 	// time, not as a whole.
 	stream := newNDJSONStream(conn, mux, maxRequestBytes, bs)

@@ -95,7 +95,11 @@ type Config struct {
 	// games need one store shared by every replica that serves them, and
 	// analysis is CPU-bound and scales on its own.
 	Rules, Games, Analysis bool
-	Limits                 games.Limits
+	// Tablebase gives the endgame tables TablebaseService answers from
+	// (nil: none; the service then answers NOT_IN_TABLEBASE). It is served
+	// with Rules.
+	Tablebase Tables
+	Limits    games.Limits
 	// MaxConnectionAge, if set, makes clients reconnect after this long
 	// (with DrainTimeout of grace), so client-side balancing over a
 	// headless Service picks up pods added since; 0 keeps connections.
@@ -242,10 +246,12 @@ func New(cfg Config) (*Server, error) {
 	rules := NewRulesServer(cfg.MaxPerftDepth, cfg.MaxGamePlies, s.metrics).
 		WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping)
 	gameServer := NewGameServer(s.games)
+	tablebase := NewTablebaseServer(cfg.Tablebase)
 	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping)
 	for _, g := range []*grpc.Server{s.grpc, s.gatewayGRPC} {
 		if cfg.Rules {
 			damonev1.RegisterRulesServiceServer(g, rules)
+			damonev1.RegisterTablebaseServiceServer(g, tablebase)
 		}
 		if cfg.Games {
 			damonev1.RegisterGameServiceServer(g, gameServer)

@@ -122,6 +122,15 @@ const (
 	// route of the API, but for another HTTP method. Metadata: `method`,
 	// `path` (as requested).
 	ErrorReason_ERROR_REASON_METHOD_NOT_ALLOWED ErrorReason = 16
+	// FAILED_PRECONDITION: the endgame tables served do not hold the
+	// position: it has more pieces than they do, or they were not built for
+	// the variant's win condition, or the server serves none. Metadata:
+	// `pieces` (the position's), `max_pieces` (the tables', 0 when none are
+	// served), `win_condition` (the variant's).
+	ErrorReason_ERROR_REASON_NOT_IN_TABLEBASE ErrorReason = 17
+	// UNAVAILABLE: the server's endgame tables are still being loaded or
+	// built. Retry with backoff. Metadata: none.
+	ErrorReason_ERROR_REASON_TABLEBASE_LOADING ErrorReason = 18
 )
 
 // Enum value maps for ErrorReason.
@@ -144,6 +153,8 @@ var (
 		14: "ERROR_REASON_SEQUENCE_OUT_OF_RANGE",
 		15: "ERROR_REASON_ROUTE_NOT_FOUND",
 		16: "ERROR_REASON_METHOD_NOT_ALLOWED",
+		17: "ERROR_REASON_NOT_IN_TABLEBASE",
+		18: "ERROR_REASON_TABLEBASE_LOADING",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -163,6 +174,8 @@ var (
 		"ERROR_REASON_SEQUENCE_OUT_OF_RANGE": 14,
 		"ERROR_REASON_ROUTE_NOT_FOUND":       15,
 		"ERROR_REASON_METHOD_NOT_ALLOWED":    16,
+		"ERROR_REASON_NOT_IN_TABLEBASE":      17,
+		"ERROR_REASON_TABLEBASE_LOADING":     18,
 	}
 )
 
@@ -197,7 +210,7 @@ var File_damone_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_damone_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x1cdamone/v1/error_reason.proto\x12\tdamone.v1*\xbe\x04\n" +
+	"\x1cdamone/v1/error_reason.proto\x12\tdamone.v1*\x85\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12\x1d\n" +
@@ -216,7 +229,9 @@ const file_damone_v1_error_reason_proto_rawDesc = "" +
 	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\r\x12&\n" +
 	"\"ERROR_REASON_SEQUENCE_OUT_OF_RANGE\x10\x0e\x12 \n" +
 	"\x1cERROR_REASON_ROUTE_NOT_FOUND\x10\x0f\x12#\n" +
-	"\x1fERROR_REASON_METHOD_NOT_ALLOWED\x10\x10B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
+	"\x1fERROR_REASON_METHOD_NOT_ALLOWED\x10\x10\x12!\n" +
+	"\x1dERROR_REASON_NOT_IN_TABLEBASE\x10\x11\x12\"\n" +
+	"\x1eERROR_REASON_TABLEBASE_LOADING\x10\x12B:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3"
 
 var (
 	file_damone_v1_error_reason_proto_rawDescOnce sync.Once

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x64\x61mone/v1/error_reason.proto\x12\tdamone.v1*\xbe\x04\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12 \n\x1c\x45RROR_REASON_INVALID_REQUEST\x10\x01\x12\x1d\n\x19\x45RROR_REASON_ILLEGAL_MOVE\x10\x02\x12\x1f\n\x1b\x45RROR_REASON_AMBIGUOUS_MOVE\x10\x03\x12\x1e\n\x1a\x45RROR_REASON_NOT_YOUR_TURN\x10\x04\x12\x1a\n\x16\x45RROR_REASON_GAME_OVER\x10\x05\x12\x1e\n\x1a\x45RROR_REASON_NO_DRAW_OFFER\x10\x06\x12%\n!ERROR_REASON_DRAW_ALREADY_OFFERED\x10\x07\x12\x1e\n\x1a\x45RROR_REASON_ETAG_MISMATCH\x10\x08\x12\x1d\n\x19\x45RROR_REASON_PLY_MISMATCH\x10\t\x12\x1f\n\x1b\x45RROR_REASON_GAME_NOT_FOUND\x10\n\x12\x1e\n\x1a\x45RROR_REASON_MISSING_TOKEN\x10\x0b\x12\x1c\n\x18\x45RROR_REASON_WRONG_TOKEN\x10\x0c\x12\x1f\n\x1b\x45RROR_REASON_LIMIT_EXCEEDED\x10\r\x12&\n\"ERROR_REASON_SEQUENCE_OUT_OF_RANGE\x10\x0e\x12 \n\x1c\x45RROR_REASON_ROUTE_NOT_FOUND\x10\x0f\x12#\n\x1f\x45RROR_REASON_METHOD_NOT_ALLOWED\x10\x10\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x64\x61mone/v1/error_reason.proto\x12\tdamone.v1*\x85\x05\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12 \n\x1c\x45RROR_REASON_INVALID_REQUEST\x10\x01\x12\x1d\n\x19\x45RROR_REASON_ILLEGAL_MOVE\x10\x02\x12\x1f\n\x1b\x45RROR_REASON_AMBIGUOUS_MOVE\x10\x03\x12\x1e\n\x1a\x45RROR_REASON_NOT_YOUR_TURN\x10\x04\x12\x1a\n\x16\x45RROR_REASON_GAME_OVER\x10\x05\x12\x1e\n\x1a\x45RROR_REASON_NO_DRAW_OFFER\x10\x06\x12%\n!ERROR_REASON_DRAW_ALREADY_OFFERED\x10\x07\x12\x1e\n\x1a\x45RROR_REASON_ETAG_MISMATCH\x10\x08\x12\x1d\n\x19\x45RROR_REASON_PLY_MISMATCH\x10\t\x12\x1f\n\x1b\x45RROR_REASON_GAME_NOT_FOUND\x10\n\x12\x1e\n\x1a\x45RROR_REASON_MISSING_TOKEN\x10\x0b\x12\x1c\n\x18\x45RROR_REASON_WRONG_TOKEN\x10\x0c\x12\x1f\n\x1b\x45RROR_REASON_LIMIT_EXCEEDED\x10\r\x12&\n\"ERROR_REASON_SEQUENCE_OUT_OF_RANGE\x10\x0e\x12 \n\x1c\x45RROR_REASON_ROUTE_NOT_FOUND\x10\x0f\x12#\n\x1f\x45RROR_REASON_METHOD_NOT_ALLOWED\x10\x10\x12!\n\x1d\x45RROR_REASON_NOT_IN_TABLEBASE\x10\x11\x12\"\n\x1e\x45RROR_REASON_TABLEBASE_LOADING\x10\x12\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.error_reason_pb2', globals())
@@ -22,5 +22,5 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1'
   _ERRORREASON._serialized_start=44
-  _ERRORREASON._serialized_end=618
+  _ERRORREASON._serialized_end=689
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,482 @@
+package egtb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// Options configure Build.
+type Options struct {
+	Pieces  int                   // 2..MaxPieces
+	Limit   int                   // the no-progress limit (default engine.DefaultNoProgressLimit)
+	Win     []engine.WinCondition // sets to build (default both)
+	Threads int                   // material pairs built at once (default 1)
+	// Progress, if set, receives one line per finished pair: slices done,
+	// positions per second, time left.
+	Progress io.Writer
+}
+
+// Work codes of a pair under construction, one uint16 per entry:
+// 0 unknown, 1..maxLevel a win in that many plies, lossFlag|d a loss in d,
+// drawFinal a draw no later level can change (every move converts),
+// brokenCode an entry no game reaches.
+const (
+	lossFlag   = 0x8000
+	drawFinal  = 0x7FFF
+	brokenCode = 0xFFFF
+	maxLevel   = 0x7FFE
+)
+
+// Build builds every table of the set into dir, skipping a pair whose files
+// are already there and check out, and writes the manifest last.
+func Build(dir string, o Options) error {
+	if o.Pieces < 2 || o.Pieces > MaxPieces {
+		return fmt.Errorf("pieces %d out of range 2..%d", o.Pieces, MaxPieces)
+	}
+	if o.Limit == 0 {
+		o.Limit = engine.DefaultNoProgressLimit
+	}
+	if o.Limit < 1 || o.Limit > MaxLimit {
+		return fmt.Errorf("no-progress limit %d out of range 1..%d", o.Limit, MaxLimit)
+	}
+	if len(o.Win) == 0 {
+		o.Win = []engine.WinCondition{engine.CaptureAllPieces, engine.CaptureAllDamones}
+	}
+	o.Threads = max(o.Threads, 1)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	man := &Manifest{Format: manifestFormat, FormatVersion: formatVersion, Pieces: o.Pieces, Limit: o.Limit}
+	var total, done uint64
+	var levelsBy [][][][2]Material
+	for _, wc := range o.Win {
+		man.WinConditions = append(man.WinConditions, wc.String())
+		ms := Materials(o.Pieces, wc)
+		for _, m := range ms {
+			total += Size(m)
+		}
+		levelsBy = append(levelsBy, pairs(ms))
+	}
+	nslices := 0
+	for _, lv := range levelsBy {
+		for _, l := range lv {
+			for _, p := range l {
+				nslices += 1 + btoi(p[0] != p[1])
+			}
+		}
+	}
+	start := time.Now()
+	var built uint64 // entries actually computed (not skipped), for the rate
+	slicesDone := 0
+	var mu sync.Mutex
+	for wi, wc := range o.Win {
+		tables := map[Material]*Table{}
+		for _, level := range levelsBy[wi] {
+			errs := make([]error, len(level))
+			results := make([][2]*Table, len(level))
+			skipped := make([]bool, len(level))
+			var wg sync.WaitGroup
+			next := 0
+			for w := 0; w < min(o.Threads, len(level)); w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						mu.Lock()
+						i := next
+						next++
+						mu.Unlock()
+						if i >= len(level) {
+							return
+						}
+						pr := level[i]
+						if ts, ok := loadPair(dir, pr, wc, o.Limit); ok {
+							results[i], skipped[i] = ts, true
+						} else {
+							results[i], errs[i] = buildPair(pr, wc, o.Limit, tables)
+							if errs[i] == nil {
+								errs[i] = savePair(dir, results[i])
+							}
+						}
+						mu.Lock()
+						n := uint64(0)
+						for _, t := range results[i] {
+							if t != nil {
+								n += t.Entries()
+								slicesDone++
+							}
+						}
+						done += n
+						if !skipped[i] {
+							built += n
+						}
+						if o.Progress != nil && errs[i] == nil {
+							progress(o.Progress, slicesDone, nslices, pr, wc, skipped[i], done, total, built, time.Since(start))
+						}
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			for _, ts := range results {
+				for _, t := range ts {
+					if t != nil {
+						tables[t.Material] = t
+						man.Tables = append(man.Tables, manifestEntry(dir, t))
+					}
+				}
+			}
+		}
+	}
+	for i := range man.Tables {
+		if man.Tables[i].SHA256 == "" {
+			return fmt.Errorf("egtb: %s: checksum failed", man.Tables[i].File)
+		}
+	}
+	return writeManifest(dir, man)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func progress(w io.Writer, slices, nslices int, pr [2]Material, wc engine.WinCondition, skipped bool, done, total, built uint64, el time.Duration) {
+	rate := float64(built) / max(el.Seconds(), 1e-9)
+	left := "?"
+	if built > 0 {
+		left = time.Duration(float64(total-done) / rate * 1e9).Round(time.Second).String()
+	}
+	what := "built"
+	if skipped {
+		what = "verified, skipped"
+	}
+	fmt.Fprintf(w, "egtb: [%d/%d slices] %s %s %s  %.1f%% of positions  %.2f M pos/s  elapsed %s  left %s\n",
+		slices, nslices, wcShort(wc), pairName(pr), what, 100*float64(done)/float64(max(total, 1)),
+		rate/1e6, el.Round(time.Second), left)
+}
+
+func pairName(pr [2]Material) string {
+	if pr[0] == pr[1] {
+		return pr[0].String()
+	}
+	return pr[0].String() + " + " + pr[1].String()
+}
+
+func manifestEntry(dir string, t *Table) ManifestEntry {
+	name := FileName(t.Material, t.Win)
+	e := ManifestEntry{File: name, WinCondition: t.Win.String(), Material: t.Material.String(), Entries: t.Entries(), Stats: t.Stats}
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err == nil {
+		sum := sha256.Sum256(data)
+		e.SHA256 = hex.EncodeToString(sum[:])
+		e.Bytes = int64(len(data))
+	}
+	return e
+}
+
+// loadPair returns a pair's tables if their files exist and check out.
+func loadPair(dir string, pr [2]Material, wc engine.WinCondition, limit int) ([2]*Table, bool) {
+	var ts [2]*Table
+	for i, m := range pr {
+		if i == 1 && pr[1] == pr[0] {
+			break
+		}
+		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit})
+		if err != nil {
+			return ts, false
+		}
+		ts[i] = t
+	}
+	return ts, true
+}
+
+func savePair(dir string, ts [2]*Table) error {
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if err := writeFileAtomic(filepath.Join(dir, FileName(t.Material, t.Win)), encodeTable(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pairBuild solves one pair {A, A.Swap()} (one slice when A is its own
+// swap): every quiet move of one slice leads to the other, and every
+// conversion to a finished table.
+type pairBuild struct {
+	wc     engine.WinCondition
+	mats   [2]Material
+	n      int // slices: 1 or 2
+	vals   [2][]uint16
+	open   [2][]uint8 // per undecided entry: quiet moves not yet known to lose, or openNever
+	sub    map[Material]*Table
+	limit  int  // the pass's level bound
+	noRule bool // pass B: conversions read the rule-off values
+	err    error
+	mu     sync.Mutex
+	moves  []engine.Move
+	pos    engine.Position // scratch: the engine's move generator keeps its receiver on the heap
+}
+
+// buildPair runs pass A (the rule at limit) and pass B (the rule off) and
+// returns the finished tables.
+func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Material]*Table) ([2]*Table, error) {
+	pb := &pairBuild{wc: wc, mats: pr, n: 1 + btoi(pr[0] != pr[1]), sub: sub, moves: make([]engine.Move, 0, 128)}
+	for s := 0; s < pb.n; s++ {
+		pb.vals[s] = make([]uint16, Size(pr[s]))
+	}
+	var as [2][]byte
+	pb.limit, pb.noRule = limit, false
+	pb.solve()
+	for s := 0; s < pb.n; s++ {
+		as[s] = make([]byte, len(pb.vals[s]))
+		for i, v := range pb.vals[s] {
+			switch {
+			case v == brokenCode:
+				as[s][i] = codeBroken
+			case v == 0 || v == drawFinal:
+			case v&lossFlag != 0:
+				as[s][i] = codeLoss + uint8(v&^lossFlag)
+			default:
+				as[s][i] = uint8(v)
+			}
+		}
+		clear(pb.vals[s])
+	}
+	pb.limit, pb.noRule = maxLevel, true
+	pb.solve()
+	if pb.err != nil {
+		return [2]*Table{}, pb.err
+	}
+	var out [2]*Table
+	for s := 0; s < pb.n; s++ {
+		b := make([]byte, (len(pb.vals[s])+3)/4)
+		for i, v := range pb.vals[s] {
+			var w uint8
+			switch {
+			case v == brokenCode:
+				w = wdlBroken
+			case v == 0 || v == drawFinal:
+			case v&lossFlag != 0:
+				w = wdlLoss
+			default:
+				w = wdlWin
+			}
+			b[i>>2] |= w << (2 * (i & 3))
+		}
+		st, err := computeStats(as[s], b)
+		if err != nil {
+			return out, fmt.Errorf("egtb: %v: %v", pr[s], err)
+		}
+		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, a: as[s], b: b}
+		pb.vals[s], pb.open[s] = nil, nil
+	}
+	return out, nil
+}
+
+func (pb *pairBuild) fail(err error) {
+	if pb.err == nil {
+		pb.err = err
+	}
+}
+
+// openNever marks an entry that cannot become a loss: a conversion
+// leads to a position the opponent does not win.
+const openNever = 0xFF
+
+// other returns the slot of the slice the quiet moves of slot s lead to.
+func (pb *pairBuild) other(s int) int { return (s + 1) % pb.n }
+
+// solve fills vals by levels: level d finds the wins in d plies (a quiet
+// move to a loss in d−1) and then the losses in d (every move to a win in
+// under d, one of them in d−1). Candidates come from quiet un-moves of
+// the previous level; each is valued from its legal moves by the engine's
+// move generator, so an un-move can only propose, never decide.
+func (pb *pairBuild) solve() {
+	var count [maxLevel + 2]uint64
+	for s := 0; s < pb.n; s++ {
+		m := pb.mats[s]
+		if len(pb.open[s]) != len(pb.vals[s]) {
+			pb.open[s] = make([]uint8, len(pb.vals[s]))
+		}
+		for i := range pb.vals[s] {
+			b := unindex(uint64(i), &m)
+			if b.broken() {
+				pb.vals[s][i] = brokenCode
+				continue
+			}
+			v, open := pb.classify(&b)
+			if v == 0 && open == 0 {
+				v = drawFinal
+			}
+			pb.vals[s][i] = v
+			pb.open[s][i] = open
+			if v != drawFinal && v != 0 {
+				count[v&^lossFlag]++
+			}
+		}
+	}
+	for d := 1; d <= pb.limit; d++ {
+		for _, want := range []uint16{lossFlag | uint16(d-1), uint16(d - 1)} {
+			if want == 0 {
+				continue // no win in 0 plies
+			}
+			for s := 0; s < pb.n; s++ {
+				src := pb.other(s) // children of slot s live in src
+				m := pb.mats[src]
+				for i, v := range pb.vals[src] {
+					if v != want {
+						continue
+					}
+					x := unindex(uint64(i), &m)
+					pb.predecessors(&x, func(p board) {
+						pi := index(&p, &pb.mats[s])
+						if pb.vals[s][pi] != 0 {
+							return
+						}
+						if want&lossFlag != 0 {
+							// A quiet step to a loss in d−1 wins in d (nothing
+							// shorter was found, so nothing shorter exists) if
+							// the step is legal: no capture is compulsory.
+							if pos := p.position(0); !pos.HasCapture() {
+								pb.vals[s][pi] = uint16(d)
+								count[d]++
+							}
+							return
+						}
+						// An undecided entry has no capture (those are decided
+						// at the start), so the step is legal; when its last
+						// open move turns out to reach a win, it loses in d
+						// (every other move reached a win in under d − 1).
+						switch o := pb.open[s][pi]; o {
+						case openNever:
+						case 1:
+							pb.open[s][pi] = 0
+							pb.vals[s][pi] = lossFlag | uint16(d)
+							count[d]++
+						default:
+							pb.open[s][pi] = o - 1
+						}
+					})
+				}
+			}
+		}
+		if count[d] == 0 {
+			return
+		}
+	}
+	if !pb.noRule {
+		return
+	}
+	pb.fail(fmt.Errorf("egtb: %v: more than %d levels", pb.mats[0], maxLevel))
+}
+
+// backSteps[r][t] are the squares a piece of the other side (moving like
+// Black) of rank r could have stepped from to reach t (set by index.go's
+// init, after the square tables it needs).
+var backSteps [engine.NumRanks][32]uint32
+
+// predecessors calls f with every board (own to move) from which a quiet,
+// non-promoting step could lead to x: x's other side steps back. Whether
+// the step is legal there (no capture compulsory) is for the caller's
+// forward check.
+func (pb *pairBuild) predecessors(x *board, f func(board)) {
+	occ := x.occupied()
+	for r := 0; r < engine.NumRanks; r++ {
+		for ts := x[1][r]; ts != 0; ts &= ts - 1 {
+			t := bits.TrailingZeros32(ts)
+			for fs := backSteps[r][t] &^ occ &^ brokenMask[1][r]; fs != 0; fs &= fs - 1 {
+				from := bits.TrailingZeros32(fs)
+				p := *x
+				p[1][r] ^= 1<<t | 1<<from
+				f(p.swapTurn())
+			}
+		}
+	}
+}
+
+// classify values b from its legal moves at the start of a pass: a win
+// in 1 (a move ends the game or converts to a loss for the opponent, or a
+// quiet step reaches a position already known to be lost in 0), a loss
+// in 0 (no legal move) or in 1 (every move converts to a win for the
+// opponent), else 0. open is the number of non-converting quiet moves,
+// each still to be found losing before b is, or openNever if a
+// conversion reaches a position the opponent does not win.
+func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
+	pb.pos = b.position(0)
+	p := &pb.pos
+	moves := p.GenerateMoves(pb.moves[:0])
+	if len(moves) == 0 {
+		return lossFlag, 0
+	}
+	slot := 0
+	if pb.n == 2 && b.material() == pb.mats[1] {
+		slot = 1
+	}
+	childSlot := pb.other(slot)
+	win, canLose := false, true
+	nquiet := 0
+	for i := range moves {
+		q := p.After(&moves[i])
+		cb := fromEngine(&q)
+		cm := cb.material()
+		if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
+			win = true // the move ends the game
+			continue
+		}
+		if cm == pb.mats[childSlot] {
+			nquiet++
+			if v := pb.vals[childSlot][index(&cb, &cm)]; v == lossFlag {
+				win = true
+			}
+			continue
+		}
+		t := pb.sub[cm]
+		if t == nil {
+			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", pb.mats[slot], cm))
+			return 0, openNever
+		}
+		ci := index(&cb, &cm)
+		var cwin, closs bool
+		if pb.noRule {
+			w := t.wdl(ci)
+			cwin, closs = w == wdlWin, w == wdlLoss
+		} else {
+			c := t.a[ci]
+			cwin, closs = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
+		}
+		switch {
+		case closs:
+			win = true
+		case !cwin:
+			canLose = false
+		}
+	}
+	switch {
+	case win:
+		return 1, 0
+	case canLose && nquiet == 0:
+		return lossFlag | 1, 0
+	case !canLose:
+		return 0, openNever * uint8(btoi(nquiet > 0))
+	}
+	return 0, uint8(nquiet)
+}

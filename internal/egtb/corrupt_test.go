@@ -1,0 +1,227 @@
+package egtb_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/damone-rules/damone/internal/egtb"
+)
+
+// copySet copies a built set into a fresh directory.
+func copySet(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	es, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// wantFileError asserts that Open refuses the set with an error naming
+// the file.
+func wantFileError(t *testing.T, dir, file, what string) {
+	t.Helper()
+	_, err := egtb.Open(dir)
+	var fe *egtb.FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("%s: Open gave %v, want a *FileError", what, err)
+	}
+	if filepath.Base(fe.Path) != file || !strings.Contains(err.Error(), file) {
+		t.Errorf("%s: error %q does not name %s", what, err, file)
+	}
+	rep, verr := egtb.Verify(dir, 10, nil)
+	if verr == nil && rep.Errors == 0 {
+		t.Errorf("%s: Verify found nothing wrong", what)
+	}
+}
+
+const victim = "MDvP.pieces.dmtb"
+
+// TestDamagedFilesAreRefused flips one byte in every part of a file
+// (header, each section, the header checksum), truncates it, pads it, and
+// replaces it with a foreign file: each is refused, naming the file.
+func TestDamagedFilesAreRefused(t *testing.T) {
+	ref := builtSet(t, 3, 80)
+	size := fileSize(t, filepath.Join(ref, victim))
+	for _, at := range []int64{0, 9, 10, 12, 15, 24, 40, 90, 150, 230, 256, 257, size / 2, size - 1} {
+		dir := copySet(t, ref)
+		flipByte(t, filepath.Join(dir, victim), at)
+		wantFileError(t, dir, victim, "byte "+itoa(at)+" flipped")
+	}
+	for _, n := range []int64{0, 100, 256, size - 1} {
+		dir := copySet(t, ref)
+		if err := os.Truncate(filepath.Join(dir, victim), n); err != nil {
+			t.Fatal(err)
+		}
+		wantFileError(t, dir, victim, "truncated to "+itoa(n))
+	}
+	dir := copySet(t, ref)
+	f, _ := os.OpenFile(filepath.Join(dir, victim), os.O_APPEND|os.O_WRONLY, 0)
+	f.Write([]byte{0})
+	f.Close()
+	wantFileError(t, dir, victim, "one byte appended")
+
+	dir = copySet(t, ref)
+	os.WriteFile(filepath.Join(dir, victim), []byte("PK\x03\x04 not a table at all"), 0o644)
+	wantFileError(t, dir, victim, "foreign file")
+
+	dir = copySet(t, ref)
+	os.Remove(filepath.Join(dir, victim))
+	wantFileError(t, dir, victim, "missing file")
+
+	// Another table's file under this name: right format, wrong material.
+	dir = copySet(t, ref)
+	other, _ := os.ReadFile(filepath.Join(ref, "MPvD.pieces.dmtb"))
+	os.WriteFile(filepath.Join(dir, victim), other, 0o644)
+	fixManifest(t, dir, victim)
+	wantFileError(t, dir, victim, "another material's file")
+
+	// A table of the other win condition under this name.
+	dir = copySet(t, ref)
+	other, _ = os.ReadFile(filepath.Join(ref, "MvMP.damones.dmtb"))
+	os.WriteFile(filepath.Join(dir, "MvMP.pieces.dmtb"), other, 0o644)
+	fixManifest(t, dir, "MvMP.pieces.dmtb")
+	wantFileError(t, dir, "MvMP.pieces.dmtb", "another win condition's file")
+
+	// A set built for another no-progress limit under this manifest.
+	dir = copySet(t, ref)
+	other, _ = os.ReadFile(filepath.Join(builtSet(t, 3, 20), victim))
+	os.WriteFile(filepath.Join(dir, victim), other, 0o644)
+	fixManifest(t, dir, victim)
+	wantFileError(t, dir, victim, "another limit's file")
+}
+
+// TestWrongValuesWithGoodChecksums: a file whose checksums were all made
+// to match after its values were changed still never gives a wrong answer:
+// an invalid code is refused on open, a valid but wrong one is caught by
+// Verify's fixed point.
+func TestWrongValuesWithGoodChecksums(t *testing.T) {
+	ref := builtSet(t, 3, 80)
+	dir := copySet(t, ref)
+	path := filepath.Join(dir, victim)
+	data, _ := os.ReadFile(path)
+	i := firstCode(t, data, func(c byte) bool { return c >= 1 && c <= 80 })
+	data[i] = 100 // no such code at limit 80
+	reseal(t, dir, victim, data)
+	wantFileError(t, dir, victim, "invalid code with good checksums")
+
+	dir = copySet(t, ref)
+	path = filepath.Join(dir, victim)
+	data, _ = os.ReadFile(path)
+	i = firstCode(t, data, func(c byte) bool { return c >= 2 && c <= 80 })
+	data[i]-- // a win, one ply too short
+	reseal(t, dir, victim, data)
+	if _, err := egtb.Open(dir); err != nil {
+		t.Fatalf("resealed file refused on open (%v); the test wants it to reach Verify", err)
+	}
+	rep, err := egtb.Verify(dir, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors == 0 || !strings.Contains(strings.Join(rep.First, "\n"), victim) {
+		t.Errorf("Verify missed a wrong DTC: %d errors %v", rep.Errors, rep.First)
+	}
+}
+
+func firstCode(t *testing.T, data []byte, ok func(byte) bool) int {
+	for i := 256; i < len(data); i++ {
+		if ok(data[i]) {
+			return i
+		}
+	}
+	t.Fatal("no such code")
+	return 0
+}
+
+// reseal rewrites a file's section A checksum and header checksum, its
+// statistics are left alone unless the change keeps them (the format is
+// documented in format.go), and its manifest entry.
+func reseal(t *testing.T, dir, file string, data []byte) {
+	t.Helper()
+	n := int(leU64(data[24:]))
+	a := sha256.Sum256(data[256 : 256+n])
+	copy(data[88+16:], a[:])
+	h := sha256.Sum256(data[:224])
+	copy(data[224:], h[:])
+	os.WriteFile(filepath.Join(dir, file), data, 0o644)
+	fixManifest(t, dir, file)
+}
+
+func leU64(b []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// fixManifest makes the manifest's checksum of file match the file, so a
+// test reaches the file's own checks.
+func fixManifest(t *testing.T, dir, file string) {
+	t.Helper()
+	path := filepath.Join(dir, egtb.ManifestName)
+	raw, _ := os.ReadFile(path)
+	var m egtb.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, file))
+	sum := sha256.Sum256(data)
+	for i := range m.Tables {
+		if m.Tables[i].File == file {
+			m.Tables[i].SHA256 = hex.EncodeToString(sum[:])
+			m.Tables[i].Bytes = int64(len(data))
+		}
+	}
+	out, _ := json.Marshal(&m)
+	os.WriteFile(path, out, 0o644)
+}
+
+func TestDamagedManifestIsRefused(t *testing.T) {
+	ref := builtSet(t, 3, 80)
+	for what, edit := range map[string]func(string) string{
+		"truncated":    func(s string) string { return s[:len(s)/2] },
+		"other format": func(s string) string { return strings.Replace(s, `"damone-egtb"`, `"syzygy"`, 1) },
+		"a table dropped": func(s string) string {
+			return strings.Replace(s, `"file": "MDvP.pieces.dmtb"`, `"file": "MDvP.pieces.dmtx"`, 1)
+		},
+		"a checksum wrong":    func(s string) string { return strings.Replace(s, `"sha256": "`, `"sha256": "0`, 1) },
+		"unknown field":       func(s string) string { return strings.Replace(s, `"pieces": 3`, `"pieces": 3, "x": 1`, 1) },
+		"pieces out of range": func(s string) string { return strings.Replace(s, `"pieces": 3`, `"pieces": 9`, 1) },
+	} {
+		dir := copySet(t, ref)
+		path := filepath.Join(dir, egtb.ManifestName)
+		raw, _ := os.ReadFile(path)
+		os.WriteFile(path, []byte(edit(string(raw))), 0o644)
+		if _, err := egtb.Open(dir); err == nil || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s manifest: Open gave %v, want an error naming the file", what, err)
+		}
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,259 @@
+package egtb
+
+import (
+	"math/bits"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// The index: a position of a material is numbered by placing its groups
+// in the order own Pedines, other Pedines, own Damas, other Damas, own
+// Damones, other Damones, each as a combination (colex rank) of the
+// squares the earlier groups left free. Squares are numbered 0..31,
+// i = row·4 + file/2 (a1..h8 by row), so turning the board 180° is
+// bits.Reverse32. Entries where a piece stands on its own promotion
+// square (RULES.md, Promotion: no game reaches them) are "broken": they
+// exist in the numbering but hold no value.
+
+// board is a position with its side to move as "own" ([0], moving like
+// Red) and the other side [1], as 32-square masks per engine.Rank.
+type board [2][engine.NumRanks]uint32
+
+// groupOrder lists the (side, rank) groups in index order.
+var groupOrder = [6][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}}
+
+var binom [33][33]uint64
+
+// toEngine32 and fromEngine map a 32-square index to the engine's 64-square
+// numbering and back.
+var toEngine32 [32]engine.Square
+
+// brokenMask[s][r] are the squares where a piece of side s (0 own moving
+// like Red, 1 the other, like Black) and rank r cannot stand.
+var brokenMask [2][engine.NumRanks]uint32
+
+// mirror32[i] is square i reflected in the long diagonal a8–h1,
+// (file, row) → (7−row, 7−file).
+var mirror32 [32]uint8
+
+func init() {
+	for n := 0; n <= 32; n++ {
+		binom[n][0] = 1
+		for k := 1; k <= n; k++ {
+			binom[n][k] = binom[n-1][k-1] + binom[n-1][k]
+		}
+	}
+	for i := 0; i < 32; i++ {
+		row := i / 4
+		file := 2 * (i % 4)
+		if row%2 == 0 {
+			file++
+		}
+		toEngine32[i] = engine.NewSquare(file, row)
+	}
+	for i := 0; i < 32; i++ {
+		s := toEngine32[i]
+		m := engine.NewSquare(7-s.Row(), 7-s.File())
+		mirror32[i] = uint8(m / 2)
+	}
+	for r := engine.Pedine; r <= engine.Damone; r++ {
+		dirs := engine.Directions(engine.Black, r)
+		for s := 0; s < 32; s++ {
+			for d := engine.Direction(0); d < 4; d++ {
+				if dirs&(1<<d) == 0 {
+					continue
+				}
+				if t := engine.Neighbour(toEngine32[s], d); t != engine.NoSquare {
+					backSteps[r][t/2] |= 1 << s
+				}
+			}
+		}
+		brokenMask[0][r] = compress(engine.PromotionSquares(engine.Red, r))
+		brokenMask[1][r] = compress(engine.PromotionSquares(engine.Black, r))
+	}
+}
+
+// compress turns an engine bitboard (dark squares only) into a 32-square
+// mask: dark square sq has index sq/2.
+func compress(b uint64) uint32 {
+	var out uint32
+	for ; b != 0; b &= b - 1 {
+		out |= 1 << (bits.TrailingZeros64(b) >> 1)
+	}
+	return out
+}
+
+// fromEngine returns the board of p seen from its side to move.
+func fromEngine(p *engine.Position) board {
+	var b board
+	us := p.SideToMove()
+	for r := engine.Pedine; r <= engine.Damone; r++ {
+		own := compress(p.Bitboard(us, r))
+		other := compress(p.Bitboard(us.Opponent(), r))
+		if us == engine.Black {
+			own, other = bits.Reverse32(own), bits.Reverse32(other)
+		}
+		b[0][r], b[1][r] = own, other
+	}
+	return b
+}
+
+// swapTurn returns the board with the other side to move, turned 180° so
+// that the new side to move moves like Red.
+func (b *board) swapTurn() board {
+	var o board
+	for r := 0; r < engine.NumRanks; r++ {
+		o[0][r] = bits.Reverse32(b[1][r])
+		o[1][r] = bits.Reverse32(b[0][r])
+	}
+	return o
+}
+
+// position returns the engine position of b with Red (own) to move and the
+// given counter.
+func (b *board) position(counter int) engine.Position {
+	var buf [2 * MaxPieces * 2]engine.PlacedPiece
+	pcs := buf[:0]
+	for s := 0; s < 2; s++ {
+		for r := engine.Pedine; r <= engine.Damone; r++ {
+			for m := b[s][r]; m != 0; m &= m - 1 {
+				pcs = append(pcs, engine.PlacedPiece{Square: toEngine32[bits.TrailingZeros32(m)],
+					Piece: engine.Piece{Side: engine.Side(s), Rank: r}})
+			}
+		}
+	}
+	p, err := engine.NewPosition(engine.Red, pcs, counter)
+	if err != nil {
+		panic("egtb: board of a valid index is not a position: " + err.Error())
+	}
+	return p
+}
+
+func (b *board) material() Material {
+	var m Material
+	for s := 0; s < 2; s++ {
+		for r := 0; r < engine.NumRanks; r++ {
+			m[s][r] = uint8(bits.OnesCount32(b[s][r]))
+		}
+	}
+	return m
+}
+
+func (b *board) broken() bool {
+	for s := 0; s < 2; s++ {
+		for r := 0; r < engine.NumRanks; r++ {
+			if b[s][r]&brokenMask[s][r] != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (b *board) occupied() uint32 {
+	return b[0][0] | b[0][1] | b[0][2] | b[1][0] | b[1][1] | b[1][2]
+}
+
+// mirror reflects b in the long diagonal a8–h1, which maps the rules, the
+// setup and the promotion squares onto themselves (a6↔c8, f1↔h3).
+func (b *board) mirror() board {
+	var o board
+	for s := 0; s < 2; s++ {
+		for r := 0; r < engine.NumRanks; r++ {
+			for m := b[s][r]; m != 0; m &= m - 1 {
+				o[s][r] |= 1 << mirror32[bits.TrailingZeros32(m)]
+			}
+		}
+	}
+	return o
+}
+
+// Size returns the number of index entries of a material (broken ones
+// included).
+func Size(m Material) uint64 {
+	n, free := uint64(1), 32
+	for _, g := range groupOrder {
+		k := int(m[g[0]][g[1]])
+		n *= binom[free][k]
+		free -= k
+	}
+	return n
+}
+
+// index returns b's entry number in its material m (b must have that
+// material).
+func index(b *board, m *Material) uint64 {
+	var idx uint64
+	var occ uint32
+	free := 32
+	for _, g := range groupOrder {
+		k := int(m[g[0]][g[1]])
+		if k == 0 {
+			continue
+		}
+		var rank uint64
+		i := 0
+		for x := b[g[0]][g[1]]; x != 0; x &= x - 1 {
+			sq := bits.TrailingZeros32(x)
+			c := sq - bits.OnesCount32(occ&(1<<sq-1))
+			i++
+			rank += binom[c][i]
+		}
+		idx = idx*binom[free][k] + rank
+		occ |= b[g[0]][g[1]]
+		free -= k
+	}
+	return idx
+}
+
+// unindex is index's inverse: the board of entry idx of material m.
+func unindex(idx uint64, m *Material) board {
+	var digits [6]uint64
+	var frees [6]int
+	free := 32
+	for j, g := range groupOrder {
+		frees[j] = free
+		free -= int(m[g[0]][g[1]])
+	}
+	for j := 5; j >= 0; j-- {
+		g := groupOrder[j]
+		k := int(m[g[0]][g[1]])
+		if k == 0 {
+			continue
+		}
+		n := binom[frees[j]][k]
+		digits[j] = idx % n
+		idx /= n
+	}
+	var b board
+	var occ uint32
+	for j, g := range groupOrder {
+		k := int(m[g[0]][g[1]])
+		if k == 0 {
+			continue
+		}
+		rank := digits[j]
+		var mask uint32
+		c := frees[j] - 1
+		for i := k; i >= 1; i-- {
+			for binom[c][i] > rank {
+				c--
+			}
+			rank -= binom[c][i]
+			mask |= 1 << nthFree(occ, c)
+			c--
+		}
+		b[g[0]][g[1]] = mask
+		occ |= mask
+	}
+	return b
+}
+
+// nthFree returns the square of the c-th (from 0) square not in occ.
+func nthFree(occ uint32, c int) int {
+	x := ^occ
+	for ; c > 0; c-- {
+		x &= x - 1
+	}
+	return bits.TrailingZeros32(x)
+}
