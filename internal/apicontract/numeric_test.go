@@ -192,6 +192,8 @@ const (
 	rpcWatch      = "damone.v1.GameService.WatchGame"
 	rpcExportPdn  = "damone.v1.GameService.ExportPdn"
 	rpcAnalyze    = "damone.v1.AnalysisService.AnalyzePosition"
+	rpcProbe      = "damone.v1.TablebaseService.ProbePosition"
+	rpcMainline   = "damone.v1.TablebaseService.GetMainline"
 )
 
 // Positions used below, each worked out from RULES.md.

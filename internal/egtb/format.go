@@ -279,7 +279,7 @@ func decodeTable(path string, data []byte, want expect) (*Table, error) {
 
 // readTable reads and checks one table file.
 func readTable(path string, want expect) (*Table, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSetFile(path, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &FileError{path, "missing"}
@@ -359,7 +359,7 @@ func parseWinCondition(s string) (engine.WinCondition, error) {
 // rules, and that it lists exactly the files the set must have.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
+	data, err := readSetFile(path, maxManifestBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &FileError{path, "missing (not a tablebase directory, or its build has not finished)"}

@@ -51,7 +51,7 @@ func openEntry(dir string, man *Manifest, e ManifestEntry) (*Table, error) {
 	if err != nil {
 		return nil, &FileError{filepath.Join(dir, ManifestName), err.Error()}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSetFile(path, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &FileError{path, "missing"}

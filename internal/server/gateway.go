@@ -313,6 +313,8 @@ func allowedMethods(path string) string {
 		return "GET, HEAD"
 	case path == "/v1/games": // ListGames, CreateGame
 		return "GET, POST"
+	case strings.HasPrefix(path, "/v1/tablebase:"): // TablebaseService: reads
+		return "GET"
 	}
 	if m, ok := gameRouteMethod(path); ok {
 		return m
