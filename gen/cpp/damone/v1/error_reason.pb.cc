@@ -32,7 +32,7 @@ static constexpr ::_pb::Message* const* file_default_instances = nullptr;
 
 const char descriptor_table_protodef_damone_2fv1_2ferror_5freason_2eproto[] PROTOBUF_SECTION_VARIABLE(protodesc_cold) =
   "\n\034damone/v1/error_reason.proto\022\tdamone.v"
-  "1*\276\004\n\013ErrorReason\022\034\n\030ERROR_REASON_UNSPEC"
+  "1*\205\005\n\013ErrorReason\022\034\n\030ERROR_REASON_UNSPEC"
   "IFIED\020\000\022 \n\034ERROR_REASON_INVALID_REQUEST\020"
   "\001\022\035\n\031ERROR_REASON_ILLEGAL_MOVE\020\002\022\037\n\033ERRO"
   "R_REASON_AMBIGUOUS_MOVE\020\003\022\036\n\032ERROR_REASO"
@@ -46,13 +46,14 @@ const char descriptor_table_protodef_damone_2fv1_2ferror_5freason_2eproto[] PROT
   "ROR_REASON_LIMIT_EXCEEDED\020\r\022&\n\"ERROR_REA"
   "SON_SEQUENCE_OUT_OF_RANGE\020\016\022 \n\034ERROR_REA"
   "SON_ROUTE_NOT_FOUND\020\017\022#\n\037ERROR_REASON_ME"
-  "THOD_NOT_ALLOWED\020\020B:Z8github.com/damone-"
-  "rules/damone/gen/go/damone/v1;damonev1b\006"
-  "proto3"
+  "THOD_NOT_ALLOWED\020\020\022!\n\035ERROR_REASON_NOT_I"
+  "N_TABLEBASE\020\021\022\"\n\036ERROR_REASON_TABLEBASE_"
+  "LOADING\020\022B:Z8github.com/damone-rules/dam"
+  "one/gen/go/damone/v1;damonev1b\006proto3"
   ;
 static ::_pbi::once_flag descriptor_table_damone_2fv1_2ferror_5freason_2eproto_once;
 const ::_pbi::DescriptorTable descriptor_table_damone_2fv1_2ferror_5freason_2eproto = {
-    false, false, 686, descriptor_table_protodef_damone_2fv1_2ferror_5freason_2eproto,
+    false, false, 757, descriptor_table_protodef_damone_2fv1_2ferror_5freason_2eproto,
     "damone/v1/error_reason.proto",
     &descriptor_table_damone_2fv1_2ferror_5freason_2eproto_once, nullptr, 0, 0,
     schemas, file_default_instances, TableStruct_damone_2fv1_2ferror_5freason_2eproto::offsets,
@@ -90,6 +91,8 @@ bool ErrorReason_IsValid(int value) {
     case 14:
     case 15:
     case 16:
+    case 17:
+    case 18:
       return true;
     default:
       return false;

@@ -66,12 +66,14 @@ enum ErrorReason : int {
   ERROR_REASON_SEQUENCE_OUT_OF_RANGE = 14,
   ERROR_REASON_ROUTE_NOT_FOUND = 15,
   ERROR_REASON_METHOD_NOT_ALLOWED = 16,
+  ERROR_REASON_NOT_IN_TABLEBASE = 17,
+  ERROR_REASON_TABLEBASE_LOADING = 18,
   ErrorReason_INT_MIN_SENTINEL_DO_NOT_USE_ = std::numeric_limits<int32_t>::min(),
   ErrorReason_INT_MAX_SENTINEL_DO_NOT_USE_ = std::numeric_limits<int32_t>::max()
 };
 bool ErrorReason_IsValid(int value);
 constexpr ErrorReason ErrorReason_MIN = ERROR_REASON_UNSPECIFIED;
-constexpr ErrorReason ErrorReason_MAX = ERROR_REASON_METHOD_NOT_ALLOWED;
+constexpr ErrorReason ErrorReason_MAX = ERROR_REASON_TABLEBASE_LOADING;
 constexpr int ErrorReason_ARRAYSIZE = ErrorReason_MAX + 1;
 
 const ::PROTOBUF_NAMESPACE_ID::EnumDescriptor* ErrorReason_descriptor();

@@ -217,6 +217,27 @@ public final class ErrorReasonOuterClass {
      * <code>ERROR_REASON_METHOD_NOT_ALLOWED = 16;</code>
      */
     ERROR_REASON_METHOD_NOT_ALLOWED(16),
+    /**
+     * <pre>
+     * FAILED_PRECONDITION: the endgame tables served do not hold the
+     * position: it has more pieces than they do, or they were not built for
+     * the variant's win condition, or the server serves none. Metadata:
+     * `pieces` (the position's), `max_pieces` (the tables', 0 when none are
+     * served), `win_condition` (the variant's).
+     * </pre>
+     *
+     * <code>ERROR_REASON_NOT_IN_TABLEBASE = 17;</code>
+     */
+    ERROR_REASON_NOT_IN_TABLEBASE(17),
+    /**
+     * <pre>
+     * UNAVAILABLE: the server's endgame tables are still being loaded or
+     * built. Retry with backoff. Metadata: none.
+     * </pre>
+     *
+     * <code>ERROR_REASON_TABLEBASE_LOADING = 18;</code>
+     */
+    ERROR_REASON_TABLEBASE_LOADING(18),
     UNRECOGNIZED(-1),
     ;
 
@@ -401,6 +422,27 @@ public final class ErrorReasonOuterClass {
      * <code>ERROR_REASON_METHOD_NOT_ALLOWED = 16;</code>
      */
     public static final int ERROR_REASON_METHOD_NOT_ALLOWED_VALUE = 16;
+    /**
+     * <pre>
+     * FAILED_PRECONDITION: the endgame tables served do not hold the
+     * position: it has more pieces than they do, or they were not built for
+     * the variant's win condition, or the server serves none. Metadata:
+     * `pieces` (the position's), `max_pieces` (the tables', 0 when none are
+     * served), `win_condition` (the variant's).
+     * </pre>
+     *
+     * <code>ERROR_REASON_NOT_IN_TABLEBASE = 17;</code>
+     */
+    public static final int ERROR_REASON_NOT_IN_TABLEBASE_VALUE = 17;
+    /**
+     * <pre>
+     * UNAVAILABLE: the server's endgame tables are still being loaded or
+     * built. Retry with backoff. Metadata: none.
+     * </pre>
+     *
+     * <code>ERROR_REASON_TABLEBASE_LOADING = 18;</code>
+     */
+    public static final int ERROR_REASON_TABLEBASE_LOADING_VALUE = 18;
 
 
     public final int getNumber() {
@@ -444,6 +486,8 @@ public final class ErrorReasonOuterClass {
         case 14: return ERROR_REASON_SEQUENCE_OUT_OF_RANGE;
         case 15: return ERROR_REASON_ROUTE_NOT_FOUND;
         case 16: return ERROR_REASON_METHOD_NOT_ALLOWED;
+        case 17: return ERROR_REASON_NOT_IN_TABLEBASE;
+        case 18: return ERROR_REASON_TABLEBASE_LOADING;
         default: return null;
       }
     }
@@ -510,7 +554,7 @@ public final class ErrorReasonOuterClass {
   static {
     java.lang.String[] descriptorData = {
       "\n\034damone/v1/error_reason.proto\022\tdamone.v" +
-      "1*\276\004\n\013ErrorReason\022\034\n\030ERROR_REASON_UNSPEC" +
+      "1*\205\005\n\013ErrorReason\022\034\n\030ERROR_REASON_UNSPEC" +
       "IFIED\020\000\022 \n\034ERROR_REASON_INVALID_REQUEST\020" +
       "\001\022\035\n\031ERROR_REASON_ILLEGAL_MOVE\020\002\022\037\n\033ERRO" +
       "R_REASON_AMBIGUOUS_MOVE\020\003\022\036\n\032ERROR_REASO" +
@@ -524,9 +568,10 @@ public final class ErrorReasonOuterClass {
       "ROR_REASON_LIMIT_EXCEEDED\020\r\022&\n\"ERROR_REA" +
       "SON_SEQUENCE_OUT_OF_RANGE\020\016\022 \n\034ERROR_REA" +
       "SON_ROUTE_NOT_FOUND\020\017\022#\n\037ERROR_REASON_ME" +
-      "THOD_NOT_ALLOWED\020\020B:Z8github.com/damone-" +
-      "rules/damone/gen/go/damone/v1;damonev1b\006" +
-      "proto3"
+      "THOD_NOT_ALLOWED\020\020\022!\n\035ERROR_REASON_NOT_I" +
+      "N_TABLEBASE\020\021\022\"\n\036ERROR_REASON_TABLEBASE_" +
+      "LOADING\020\022B:Z8github.com/damone-rules/dam" +
+      "one/gen/go/damone/v1;damonev1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

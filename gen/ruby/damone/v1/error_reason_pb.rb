@@ -23,6 +23,8 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       value :ERROR_REASON_SEQUENCE_OUT_OF_RANGE, 14
       value :ERROR_REASON_ROUTE_NOT_FOUND, 15
       value :ERROR_REASON_METHOD_NOT_ALLOWED, 16
+      value :ERROR_REASON_NOT_IN_TABLEBASE, 17
+      value :ERROR_REASON_TABLEBASE_LOADING, 18
     end
   end
 end
