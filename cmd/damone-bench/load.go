@@ -72,6 +72,11 @@ const (
 // the server's default per-game limit (1000).
 const defaultWatchersPerGame = 250
 
+// defaultWatchersPerConn keeps a connection's watch streams at half the
+// server's default --max-streams-per-connection (1000): at the limit, any
+// other call on the connection would queue behind streams that never end.
+const defaultWatchersPerConn = 500
+
 type benchConfig struct {
 	grpcAddr, httpAddr string   // as given: one address or several, comma-separated
 	grpcAddrs          []string // the servers (replicas), in order
@@ -85,6 +90,8 @@ type benchConfig struct {
 	conns              int
 	watchers           int
 	watchGames         int
+	watchersPerConn    int           // watch streams per gRPC connection, kept under the server's stream limit
+	watchSetup         time.Duration // how long the watchers may take to subscribe
 	scenarios          []string
 	positions          []string
 	json               bool
@@ -120,6 +127,8 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 	fs.IntVar(&cfg.concurrency, "concurrency", 64, "concurrent calls in the unary scenarios")
 	fs.IntVar(&cfg.conns, "conns", 1, "gRPC client connections the calls and watchers are spread over")
 	fs.IntVar(&cfg.watchers, "watchers", 1000, "concurrent watch streams in the watch scenario")
+	fs.IntVar(&cfg.watchersPerConn, "watchers-per-conn", defaultWatchersPerConn, "watch streams per gRPC connection: the watchers get connections of their own, enough of them\nto keep each under the server's --max-streams-per-connection (default 1000), and the movers one more per server")
+	fs.DurationVar(&cfg.watchSetup, "watch-setup", time.Minute, "how long the watchers may take to open their streams and receive game_created before the watch scenario fails")
 	fs.IntVar(&cfg.watchGames, "watch-games", 0, fmt.Sprintf("games the watchers are spread over (0: one per %d watchers)", defaultWatchersPerGame))
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
 	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
@@ -148,6 +157,10 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 		return cli.Usagef("--conns %d: must be 1 or more", cfg.conns)
 	case cfg.watchers < 1:
 		return cli.Usagef("--watchers %d: must be 1 or more", cfg.watchers)
+	case cfg.watchersPerConn < 1:
+		return cli.Usagef("--watchers-per-conn %d: must be 1 or more", cfg.watchersPerConn)
+	case cfg.watchSetup <= 0:
+		return cli.Usagef("--watch-setup %v: must be above 0", cfg.watchSetup)
 	case cfg.watchGames < 0:
 		return cli.Usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
 	case cfg.streams < 1:
@@ -208,7 +221,45 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return writeReport(stdout, rep, cfg.json)
+	if err := writeReport(stdout, rep, cfg.json); err != nil {
+		return err
+	}
+	return noProgressError(rep.noProgress())
+}
+
+// noProgressError is the error of a run whose scenarios measured nothing
+// (nil if none did): a figure of 0 is a broken setup, not a result.
+func noProgressError(causes []string) error {
+	if len(causes) == 0 {
+		return nil
+	}
+	return fmt.Errorf("no progress, nothing measured: %s", strings.Join(causes, "; "))
+}
+
+// noProgress names each scenario that made no progress in its measured
+// time, with its first error.
+func (rep *benchReport) noProgress() []string {
+	var out []string
+	withErr := func(msg string, errs int64, first string) string {
+		if errs > 0 {
+			msg += fmt.Sprintf(" (%d errors, first: %s)", errs, first)
+		}
+		return msg
+	}
+	for _, r := range rep.Unary {
+		if r.Calls == 0 {
+			out = append(out, withErr(fmt.Sprintf("%s: 0 successful calls", r.Scenario), int64(r.Errors), r.FirstError))
+		}
+	}
+	for _, r := range rep.Validate {
+		if r.Games == 0 {
+			out = append(out, withErr(fmt.Sprintf("%s: 0 games validated", r.Scenario), int64(r.Errors), r.FirstError))
+		}
+	}
+	if w := rep.Watch; w != nil && (w.Events == 0 || w.Moves == 0) {
+		out = append(out, withErr(fmt.Sprintf("watch: %d events delivered, %d moves made in %.2fs", w.Events, w.Moves, w.Seconds), w.Errors, w.FirstError))
+	}
+	return out
 }
 
 // writeReport prints a command's report: as indented JSON, or as its text.
@@ -458,7 +509,7 @@ func bench(ctx context.Context, cfg benchConfig, progress io.Writer) (*benchRepo
 	}
 	if slices.Contains(cfg.scenarios, scenarioWatch) {
 		fmt.Fprintf(progress, "damone-bench load: %s ...\n", scenarioWatch)
-		wr, err := benchWatch(ctx, cfg, conns)
+		wr, err := benchWatch(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("watch: %w", err)
 		}
@@ -757,11 +808,13 @@ type watchRound struct {
 	subscribed sync.WaitGroup // one per watcher of the slot, done at game_created
 	next       *watchRound
 	nextReady  chan struct{} // closed once next is set
+	first      bool          // the slot's first game, which the setup waits for
 }
 
 // watchCounters are updated by every watcher and mover.
 type watchCounters struct {
 	events, moves, finished, cutOff, refused, errs atomic.Int64
+	subscribed                                     atomic.Int64 // watchers that had their first game's game_created
 	errMu                                          sync.Mutex
 	firstErr                                       error
 }
@@ -784,9 +837,42 @@ func (c *watchCounters) fail(err error) {
 // of them are subscribed; that gap is inside the measured window. A
 // watcher cut off (RESOURCE_EXHAUSTED) is counted and resumes from its
 // last sequence.
-func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) (*watchResult, error) {
+func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Watch streams last the whole run, and a connection at the server's
+	// stream limit queues every further call: the watchers get enough
+	// connections of their own (at least --conns per server), and the
+	// movers one per server, so no move waits behind a watcher.
+	nAddrs := len(cfg.grpcAddrs)
+	perAddr := (cfg.watchers + nAddrs - 1) / nAddrs
+	perServer := max(cfg.conns, (perAddr+cfg.watchersPerConn-1)/cfg.watchersPerConn)
+	dial := func(n int) ([]*grpc.ClientConn, error) {
+		out := make([]*grpc.ClientConn, n)
+		for i := range out {
+			c, err := grpc.NewClient("passthrough:///"+cfg.grpcAddrs[i%nAddrs],
+				grpc.WithTransportCredentials(insecure.NewCredentials()),
+				grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	conns, err := dial(perServer * nAddrs)
+	if err != nil {
+		return nil, err
+	}
+	moverConns, err := dial(nAddrs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, c := range append(conns, moverConns...) {
+			c.Close()
+		}
+	}()
 	var c watchCounters
 	slots := cfg.watchGames
 	perSlot := make([]int, slots)
@@ -800,7 +886,8 @@ func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) 
 		res.WatchersPerGame = fmt.Sprintf("%d-%d", lo, hi)
 	}
 
-	gameClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(conns[i%len(conns)]) }
+	watchClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(conns[i%len(conns)]) }
+	gameClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(moverConns[i%nAddrs]) }
 	newRound := func(i, watchers int) (*watchRound, *damonev1.CreateGameResponse, error) {
 		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
 		defer ccancel()
@@ -822,6 +909,7 @@ func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) 
 		if err != nil {
 			return nil, fmt.Errorf("create game: %w", err)
 		}
+		r.first = true
 		firstRounds[s], firstResps[s] = r, resp
 	}
 	// Watchers: watcher k of slot s uses connection (s + k*slots) % conns.
@@ -830,7 +918,7 @@ func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) 
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				runWatcher(ctx, gameClient(s+k*slots), firstRounds[s], &c)
+				runWatcher(ctx, watchClient(s+k*slots), firstRounds[s], &c)
 			}()
 		}
 	}
@@ -843,10 +931,13 @@ func benchWatch(ctx context.Context, cfg benchConfig, conns []*grpc.ClientConn) 
 	}()
 	select {
 	case <-allSubscribed:
-	case <-time.After(60 * time.Second):
+	case <-time.After(cfg.watchSetup):
+		subscribed := c.subscribed.Load()
 		cancel()
 		wg.Wait()
-		return nil, fmt.Errorf("watchers not all subscribed after 60s (%d refused, first error: %v)", c.refused.Load(), c.firstErr)
+		return nil, fmt.Errorf("no progress: %d of %d watchers subscribed after %v over %d connection(s) of up to %d streams (%d refused, first error: %v); "+
+			"a server whose --max-streams-per-connection is below --watchers-per-conn queues the rest", subscribed, cfg.watchers, cfg.watchSetup,
+			len(conns), (cfg.watchers+len(conns)-1)/len(conns), c.refused.Load(), c.firstErr)
 	}
 	res.SetupSeconds = time.Since(setupStart).Seconds()
 
@@ -927,6 +1018,9 @@ func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watch
 			since = ev.GetSequence()
 			if ev.GetGameCreated() != nil && !signalled {
 				signalled = true
+				if r.first {
+					c.subscribed.Add(1)
+				}
 				r.subscribed.Done()
 			}
 			if ev.GetGameEnded() != nil {
