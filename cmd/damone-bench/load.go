@@ -233,7 +233,7 @@ func noProgressError(causes []string) error {
 	if len(causes) == 0 {
 		return nil
 	}
-	return fmt.Errorf("no progress, nothing measured: %s", strings.Join(causes, "; "))
+	return fmt.Errorf("no progress, so nothing measured: %s", strings.Join(causes, "; "))
 }
 
 // noProgress names each scenario that made no progress in its measured

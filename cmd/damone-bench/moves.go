@@ -144,7 +144,31 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	if err != nil {
 		return err
 	}
-	return writeReport(stdout, rep, cfg.json)
+	if err := writeReport(stdout, rep, cfg.json); err != nil {
+		return err
+	}
+	return noProgressError(rep.noProgress())
+}
+
+// noProgress names each scenario and store that made no move in its
+// measured time, with its first error.
+func (rep *movesReport) noProgress() []string {
+	var out []string
+	for _, r := range rep.Results {
+		if r.Moves == 0 {
+			msg := fmt.Sprintf("%s on %s: 0 moves", r.Scenario, r.Store)
+			if r.Errors > 0 {
+				msg += fmt.Sprintf(" (%d errors, first: %s)", r.Errors, r.FirstError)
+			}
+			out = append(out, msg)
+		}
+	}
+	for _, r := range rep.LongGame {
+		if r.Moves == 0 {
+			out = append(out, fmt.Sprintf("%s on %s at ply %d: 0 moves timed", movesLongGame, r.Store, r.Ply))
+		}
+	}
+	return out
 }
 
 // parseList reads a comma-separated list of names out of known, without

@@ -377,6 +377,15 @@ func soak(ctx context.Context, cfg soakConfig, progress io.Writer) (rep *soakRep
 	if rep.UnexpectedCount > 0 {
 		rep.Failures = append(rep.Failures, fmt.Sprintf("%d call(s) failed other than by a restart", rep.UnexpectedCount))
 	}
+	// A server that answered nothing cannot show a loss or a trend.
+	for _, iv := range rep.Intervals {
+		if iv.Moves == 0 || iv.Calls == 0 {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("no progress in interval %d: %d calls answered, %d moves acknowledged", iv.Index, iv.Calls, iv.Moves))
+		}
+	}
+	if cfg.watchers > 0 && rep.WatchEvents == 0 {
+		rep.Failures = append(rep.Failures, fmt.Sprintf("no progress: %d watchers received 0 events", cfg.watchers))
+	}
 	rep.Trends, rep.InProcess = judgeSoak(rep.Intervals, cfg.warmupIntervals)
 	for _, t := range rep.Trends {
 		if t.Rising {
