@@ -349,6 +349,7 @@ type watchResult struct {
 	Watchers        int     `json:"watchers"`
 	Games           int     `json:"games"`
 	WatchersPerGame string  `json:"watchers_per_game"`
+	WatchConns      int     `json:"watcher_connections"` // the movers have one more per server
 	Seconds         float64 `json:"seconds"`
 	Events          int64   `json:"events"`
 	EventsPerSec    float64 `json:"events_per_sec"`
@@ -879,7 +880,7 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	for i := range cfg.watchers {
 		perSlot[i%slots]++
 	}
-	res := &watchResult{Watchers: cfg.watchers, Games: slots}
+	res := &watchResult{Watchers: cfg.watchers, Games: slots, WatchConns: len(conns)}
 	if lo, hi := slices.Min(perSlot), slices.Max(perSlot); lo == hi {
 		res.WatchersPerGame = fmt.Sprint(lo)
 	} else {
@@ -1153,7 +1154,8 @@ func (rep *benchReport) writeText(w io.Writer) error {
 		return err
 	}
 	if wr := rep.Watch; wr != nil {
-		fmt.Fprintf(w, "\nwatch: %d watchers on %d games (%s each), subscribed in %.2fs\n", wr.Watchers, wr.Games, wr.WatchersPerGame, wr.SetupSeconds)
+		fmt.Fprintf(w, "\nwatch: %d watchers on %d games (%s each) over %d gRPC connection(s), the movers on their own; subscribed in %.2fs\n",
+			wr.Watchers, wr.Games, wr.WatchersPerGame, wr.WatchConns, wr.SetupSeconds)
 		fmt.Fprintf(w, "  %d events delivered in %.2fs = %.0f events/s; %d moves (%.0f moves/s), %d games finished and replaced\n",
 			wr.Events, wr.Seconds, wr.EventsPerSec, wr.Moves, wr.MovesPerSec, wr.GamesFinished)
 		fmt.Fprintf(w, "  watchers cut off (RESOURCE_EXHAUSTED, fell behind): %d; watch calls refused (limits): %d; other errors: %d\n",
