@@ -247,7 +247,7 @@ func New(cfg Config) (*Server, error) {
 		WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping)
 	gameServer := NewGameServer(s.games)
 	tablebase := NewTablebaseServer(cfg.Tablebase)
-	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping)
+	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping).WithTables(cfg.Tablebase)
 	for _, g := range []*grpc.Server{s.grpc, s.gatewayGRPC} {
 		if cfg.Rules {
 			damonev1.RegisterRulesServiceServer(g, rules)
