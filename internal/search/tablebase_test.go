@@ -3,7 +3,10 @@ package search
 import (
 	"context"
 	"fmt"
+	"os"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
@@ -70,14 +73,7 @@ func withCounter(t *testing.T, p engine.Position, c int) engine.Position {
 // 80 − DTC, only DTC-optimal moves keep the win, so every ply counts. A
 // search to depth 3 cannot see the conversion (DTC ≥ 9).
 func TestTablebaseKeepsWins(t *testing.T) {
-	dir := t.TempDir()
-	if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); err != nil {
-		t.Fatal(err)
-	}
-	set, err := egtb.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := set3(t)
 	v := engine.DefaultVariant()
 	s := NewSearcher(1)
 	for _, p0 := range wonPositions(t, set, 4, 9) {
@@ -120,6 +116,65 @@ func TestTablebaseKeepsWins(t *testing.T) {
 				pos = pos.After(&m)
 			}
 		}
+	}
+}
+
+var (
+	tb3Once sync.Once
+	tb3     *egtb.Set
+	tb3Err  error
+	tb3Dir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tb3Dir != "" {
+		os.RemoveAll(tb3Dir)
+	}
+	os.Exit(code)
+}
+
+// set3 builds the ≤ 3-piece set (standard win condition) once.
+func set3(t *testing.T) *egtb.Set {
+	tb3Once.Do(func() {
+		dir, err := os.MkdirTemp("", "damone-search-tb3-")
+		if err != nil {
+			tb3Err = err
+			return
+		}
+		tb3Dir = dir
+		if tb3Err = egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); tb3Err == nil {
+			tb3, tb3Err = egtb.Open(dir)
+		}
+	})
+	if tb3Err != nil {
+		t.Fatal(tb3Err)
+	}
+	return tb3
+}
+
+// A game's engine move (Pool.BestMove) uses the pool's tables: from
+// R:RMa2,Db3:BDf3 at counter 71 (the tables: a win with DTC 9, so only
+// DTC-optimal moves keep it; a depth-3 search without them plays a2-b1,
+// a blessed loss for Black) the move keeps the win.
+func TestPoolBestMoveUsesTables(t *testing.T) {
+	set := set3(t)
+	pos, err := engine.ParsePosition("R:RMa2,Db3:BDf3:71")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := engine.DefaultVariant()
+	if r, _ := set.Report(&pos, v.WinCondition, 80); r.Answer.Category != egtb.Win || r.Answer.DTC != 9 {
+		t.Fatalf("tables: %+v, want a win with DTC 9", r.Answer)
+	}
+	pool := NewPool(1).WithTables(func() Tablebase { return Tables(set) })
+	m, ok := pool.BestMove(context.Background(), pos, nil, v, time.Minute, 3)
+	if !ok {
+		t.Fatal("no move")
+	}
+	q := pos.After(&m)
+	if r, _ := set.Report(&q, v.WinCondition, 80); r.Answer.Category != egtb.Loss {
+		t.Errorf("played %s to %v for Black, want a loss", m, r.Answer.Category)
 	}
 }
 
