@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/damone-rules/damone/internal/cli"
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/search"
 )
@@ -23,6 +25,7 @@ type analyzeArgs struct {
 	hashMB   int
 	asJSON   bool
 	variant  engine.Variant
+	egtbDir  string
 }
 
 // parseAnalyzeArgs parses analyze's command line; help asked for goes to
@@ -32,7 +35,9 @@ func parseAnalyzeArgs(args []string, stdin io.Reader, stdout io.Writer) (*analyz
 
 Searches a position and prints one line per completed depth: depth, score
 (Pedines for the side to move, or "win in N plies"/"loss in N plies"),
-nodes, nodes/s, time and the principal variation; then the best move.`)
+nodes, nodes/s, time and the principal variation; then the best move.
+With --egtb-dir, a position the endgame tables hold first gets their
+verdict: category, DTC and plies to spare under the no-progress rule.`)
 	var pf positionFlags
 	fs.StringVar(&pf.setup, "variant", "standard", "starting setup when no position is given: standard or no-damone")
 	fs.StringVar(&pf.first, "first", "red", "side to move first in the setup: red or black")
@@ -46,6 +51,7 @@ nodes, nodes/s, time and the principal variation; then the best move.`)
 	hash := fs.Int("hash", 64, "transposition table size in MiB")
 	captureAll := fs.Bool("capture-all-damones", false, "win condition: capture all Damones")
 	asJSON := fs.Bool("json", false, "print one JSON object per completed depth, then the result")
+	egtbDir := fs.String("egtb-dir", "", "endgame tables to report the verdict from (built by damone egtb build)")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
@@ -71,7 +77,7 @@ nodes, nodes/s, time and the principal variation; then the best move.`)
 		return nil, err
 	}
 	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime, FullTime: *movetime > 0},
-		infinite: *infinite, lines: *lines, hashMB: *hash, asJSON: *asJSON, variant: engine.DefaultVariant()}
+		infinite: *infinite, lines: *lines, hashMB: *hash, asJSON: *asJSON, variant: engine.DefaultVariant(), egtbDir: *egtbDir}
 	if *captureAll {
 		a.variant.WinCondition = engine.CaptureAllDamones
 	}
@@ -115,6 +121,53 @@ type infoJSON struct {
 	Lines         []lineJSON `json:"lines"`
 	Best          string     `json:"best,omitempty"`
 	Final         bool       `json:"final,omitempty"`
+	Tablebase     *tbJSON    `json:"tablebase,omitempty"`
+}
+
+// tbJSON is the tables' verdict; dtc and plies_to_spare only when exact.
+type tbJSON struct {
+	Category     string `json:"category"`
+	DTC          *int   `json:"dtc,omitempty"`
+	PliesToSpare *int   `json:"plies_to_spare,omitempty"`
+}
+
+// tablebaseVerdict opens the set in dir and answers for the position; nil
+// (no error) when the set does not hold it.
+func tablebaseVerdict(dir string, p *engine.Position, v engine.Variant) (*tbJSON, error) {
+	set, err := egtb.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !set.Has(v.WinCondition) || len(p.Pieces()) > set.Pieces() {
+		return nil, nil
+	}
+	r, err := set.Report(p, v.WinCondition, v.NoProgressLimit)
+	if errors.Is(err, egtb.ErrNotInTables) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	out := &tbJSON{Category: r.Answer.Category.String()}
+	if r.Answer.HasDTC {
+		d := r.Answer.DTC
+		out.DTC = &d
+	}
+	if r.Spare >= 0 {
+		sp := r.Spare
+		out.PliesToSpare = &sp
+	}
+	return out, nil
+}
+
+func (t *tbJSON) String() string {
+	s := "tablebase " + t.Category
+	if t.DTC != nil {
+		s += fmt.Sprintf(", capture, promotion or end in %d plies", *t.DTC)
+	}
+	if t.PliesToSpare != nil {
+		s += fmt.Sprintf(", %d plies to spare", *t.PliesToSpare)
+	}
+	return s
 }
 
 func toInfoJSON(info search.Info) infoJSON {
@@ -153,8 +206,18 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 
 func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
+	var tb *tbJSON
+	if a.egtbDir != "" {
+		var err error
+		if tb, err = tablebaseVerdict(a.egtbDir, &a.pos, a.variant); err != nil {
+			return err
+		}
+	}
 	if !a.asJSON {
 		fmt.Fprintf(stdout, "position %s\n", a.pos)
+		if tb != nil {
+			fmt.Fprintln(stdout, tb)
+		}
 	}
 	s := search.NewSearcher(a.hashMB)
 	// Touch the fresh table once: otherwise the first search pays a page
@@ -170,6 +233,7 @@ func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
 	if a.asJSON {
 		out := toInfoJSON(res.Info)
 		out.Final = true
+		out.Tablebase = tb
 		if res.HasBest {
 			out.Best = res.Best.String()
 		}

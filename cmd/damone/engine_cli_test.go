@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/search"
 )
@@ -135,5 +136,39 @@ func TestPlayAsBlackInputEnds(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "", "play", "--side", "green"); code != 2 {
 		t.Fatalf("--side green: exit %d, want 2", code)
+	}
+}
+
+// The same Dama e4 against Pedine b1 with a ≤ 2-piece set: the first
+// ply cannot capture (the pieces are not adjacent) and Black's only
+// reply b1-c2 neither captures (a Pedine may not take a Dama, RULES.md)
+// nor promotes, so the next conversion is d3xb1 at ply 3: a win with
+// DTC 3 and 80 − 0 − 3 = 77 plies to spare; at counter 78 the capture
+// comes too late (78 + 3 > 80) and the tables call it a cursed win. A
+// position with more pieces than the set holds gets no verdict.
+func TestAnalyzeTablebaseVerdict(t *testing.T) {
+	dir := t.TempDir()
+	if err := egtb.Build(dir, egtb.Options{Pieces: 2}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:0", "--depth", "2", "--egtb-dir", dir)
+	if code != 0 || !strings.Contains(out, "tablebase win, capture, promotion or end in 3 plies, 77 plies to spare\n") {
+		t.Fatalf("exit %d %s:\n%s", code, errOut, out)
+	}
+	out, _, code = runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:78", "--depth", "2", "--egtb-dir", dir, "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last infoJSON
+	if code != 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil || last.Tablebase == nil {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if tb := last.Tablebase; tb.Category != "cursed-win" || tb.DTC != nil || tb.PliesToSpare != nil {
+		t.Errorf("counter 78: %+v, want a cursed win without DTC", tb)
+	}
+	out, _, code = runCLI(t, "", "analyze", "--position", "R:RDe4,Dh1:BPb1:0", "--depth", "2", "--egtb-dir", dir)
+	if code != 0 || strings.Contains(out, "tablebase") {
+		t.Errorf("3 pieces, ≤ 2-piece set: exit %d:\n%s", code, out)
+	}
+	if _, _, code = runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:0", "--depth", "2", "--egtb-dir", t.TempDir()); code == 0 {
+		t.Error("a directory without tables: exit 0")
 	}
 }

@@ -13,7 +13,15 @@ import (
 // per call. A Searcher taken from the pool is cleared first, so a search
 // never depends on what an earlier caller searched.
 type Pool struct {
-	pool sync.Pool
+	pool   sync.Pool
+	tables func() Tablebase
+}
+
+// WithTables makes BestMove (the engine's moves in games) use the endgame
+// tables tables returns at each move (nil: none yet, or none served).
+func (p *Pool) WithTables(tables func() Tablebase) *Pool {
+	p.tables = tables
+	return p
 }
 
 // NewPool returns a pool of searchers with ttMegabytes MiB tables each.
@@ -35,7 +43,11 @@ func (p *Pool) Search(ctx context.Context, pos engine.Position, opts Options, li
 // positions for the repetition rule. It makes a Pool a games.EngineMover.
 func (p *Pool) BestMove(ctx context.Context, pos engine.Position, history []engine.Position, v engine.Variant,
 	moveTime time.Duration, depth int) (engine.Move, bool) {
-	res := p.Search(ctx, pos, Options{Variant: v, History: history}, Limits{Depth: depth, MoveTime: moveTime}, nil)
+	opts := Options{Variant: v, History: history}
+	if p.tables != nil {
+		opts.Tablebase = p.tables()
+	}
+	res := p.Search(ctx, pos, opts, Limits{Depth: depth, MoveTime: moveTime}, nil)
 	if ctx.Err() != nil {
 		return engine.Move{}, false
 	}

@@ -43,6 +43,10 @@ type Options struct {
 	// History holds the game's earlier positions, oldest first, for the
 	// repetition rule; it may be empty.
 	History []engine.Position
+	// Tablebase, if set, gives exact values: positions it holds are
+	// scored from it instead of searched, and at the root only the moves
+	// that keep the best category it gives are considered.
+	Tablebase Tablebase
 }
 
 // Line is one principal variation: its score and its moves, each legal in
@@ -99,6 +103,7 @@ type Searcher struct {
 	deadline   time.Time
 	ctx        context.Context
 	rootSkip   []engine.Move // root moves excluded (multi-PV)
+	rootKeep   []engine.Move // if set, the only root moves searched (tablebase)
 	drawScore  [2]Score      // a draw's score for the side to move at even, odd plies
 }
 
@@ -164,6 +169,10 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 	if len(rootMoves) == 0 {
 		res.Info = Info{Lines: []Line{{Score: lossIn(0)}}, Elapsed: time.Since(s.start)}
 		return res
+	}
+	s.rootKeep = nil
+	if kept := s.rootBest(&pos, rootMoves); len(kept) < len(rootMoves) {
+		rootMoves, s.rootKeep = kept, kept
 	}
 	res.Best, res.HasBest = rootMoves[0], true
 	maxDepth := MaxDepth
@@ -288,6 +297,11 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 		}
 		if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
 			return s.drawScore[ply&1]
+		}
+	}
+	if tb := s.opts.Tablebase; tb != nil && ply > 0 && pieceCount(p) <= tb.Pieces() {
+		if c, d, ok := tb.Probe(p, s.opts.Variant); ok {
+			return s.tbScore(ply, c, d)
 		}
 	}
 	if ply >= maxPly-1 {
@@ -421,6 +435,18 @@ func (s *Searcher) evaluate(p *engine.Position) Score {
 }
 
 func (s *Searcher) skippedAtRoot(m *engine.Move) bool {
+	if s.rootKeep != nil {
+		kept := false
+		for i := range s.rootKeep {
+			if s.rootKeep[i].Equivalent(m) {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			return true
+		}
+	}
 	for i := range s.rootSkip {
 		if s.rootSkip[i].Equivalent(m) {
 			return true

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/search"
 	"github.com/damone-rules/damone/internal/tracing"
@@ -30,12 +31,50 @@ type AnalysisServer struct {
 	running    atomic.Int64
 	observe    AnalysisObserver
 	stopping   <-chan struct{}
+	tables     Tables
 }
 
 // NewAnalysisServer returns the analysis service: each analysis runs at
 // most maxTime, and at most maxRunning run at once.
 func NewAnalysisServer(pool *search.Pool, maxTime time.Duration, maxRunning int, observe AnalysisObserver, stopping <-chan struct{}) *AnalysisServer {
 	return &AnalysisServer{pool: pool, maxTime: maxTime, maxRunning: int64(maxRunning), observe: observe, stopping: stopping}
+}
+
+// WithTables makes analyses report the endgame tables' verdict for
+// positions they hold (nil: none).
+func (s *AnalysisServer) WithTables(t Tables) *AnalysisServer {
+	s.tables = t
+	return s
+}
+
+// verdict is the tables' answer for pos under v, or nil when no served
+// table holds it (or the tables fail: an analysis does not depend on them).
+func (s *AnalysisServer) verdict(pos *engine.Position, v engine.Variant) *damonev1.TablebaseVerdict {
+	if s.tables == nil {
+		return nil
+	}
+	set, _ := s.tables()
+	if set == nil || !set.Has(v.WinCondition) || len(pos.Pieces()) > set.Pieces() {
+		return nil
+	}
+	r, err := set.Report(pos, v.WinCondition, v.NoProgressLimit)
+	if err != nil {
+		return nil
+	}
+	return tablebaseVerdictToProto(r)
+}
+
+func tablebaseVerdictToProto(r egtb.Report) *damonev1.TablebaseVerdict {
+	out := &damonev1.TablebaseVerdict{Category: categoryToProto[r.Answer.Category]}
+	if r.Answer.HasDTC {
+		d := int32(r.Answer.DTC)
+		out.Dtc = &d
+	}
+	if r.Spare >= 0 {
+		sp := int32(r.Spare)
+		out.PliesToSpare = &sp
+	}
+	return out
 }
 
 func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, stream grpc.ServerStreamingServer[damonev1.AnalyzePositionResponse]) error {
@@ -90,6 +129,7 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	if o := v.PositionOutcome(&pos); o.Over() {
 		return stream.Send(&damonev1.AnalyzePositionResponse{Final: true, Outcome: outcomeToProto(o), Elapsed: durationpb.New(0)})
 	}
+	tb := s.verdict(&pos, v)
 	if n := s.running.Add(1); n > s.maxRunning {
 		s.running.Add(-1)
 		return limitExceeded("analyses", s.maxRunning,
@@ -112,7 +152,9 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	defer endSpan()
 	res := s.pool.Search(ctx, pos, search.Options{Lines: lines, Variant: v}, lim, func(info search.Info) {
 		if sendErr == nil {
-			sendErr = stream.Send(analysisToProto(&pos, &info, false, nil))
+			msg := analysisToProto(&pos, &info, false, nil)
+			msg.Tablebase = tb
+			sendErr = stream.Send(msg)
 			if sendErr != nil {
 				cancel()
 			}
@@ -129,7 +171,9 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	if res.HasBest {
 		best = &res.Best
 	}
-	return stream.Send(analysisToProto(&pos, &res.Info, true, best))
+	msg := analysisToProto(&pos, &res.Info, true, best)
+	msg.Tablebase = tb
+	return stream.Send(msg)
 }
 
 func analysisToProto(pos *engine.Position, info *search.Info, final bool, best *engine.Move) *damonev1.AnalyzePositionResponse {

@@ -165,7 +165,15 @@ func New(cfg Config) (*Server, error) {
 	s.restArrivals.timedOut = func() { s.metrics.RequestTimedOut(metrics.TransportREST) }
 	s.bodies = newBodies(cfg.MaxCallDuration, cfg.MaxRequestBytes, s.restArrivals.timedOut)
 	s.stopping = make(chan struct{})
-	s.search = search.NewPool(cfg.SearchTableMB)
+	s.search = search.NewPool(cfg.SearchTableMB).WithTables(func() search.Tablebase {
+		if cfg.Tablebase == nil {
+			return nil
+		}
+		if set, _ := cfg.Tablebase(); set != nil {
+			return search.Tables(set)
+		}
+		return nil
+	})
 	// One bound on a game's length: what ValidateGame accepts is what a
 	// stored game may reach.
 	lim := cfg.Limits
@@ -247,7 +255,7 @@ func New(cfg Config) (*Server, error) {
 		WithMaxPositionPlies(cfg.MaxPositionPlies).StopStreamsOn(s.stopping)
 	gameServer := NewGameServer(s.games)
 	tablebase := NewTablebaseServer(cfg.Tablebase)
-	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping)
+	analysis := NewAnalysisServer(s.search, cfg.MaxAnalysisTime, cfg.MaxAnalyses, s.metrics, s.stopping).WithTables(cfg.Tablebase)
 	for _, g := range []*grpc.Server{s.grpc, s.gatewayGRPC} {
 		if cfg.Rules {
 			damonev1.RegisterRulesServiceServer(g, rules)

@@ -45,6 +45,7 @@ PROTOBUF_CONSTEXPR AnalyzePositionResponse::AnalyzePositionResponse(
   , /*decltype(_impl_.elapsed_)*/nullptr
   , /*decltype(_impl_.best_move_)*/nullptr
   , /*decltype(_impl_.outcome_)*/nullptr
+  , /*decltype(_impl_.tablebase_)*/nullptr
   , /*decltype(_impl_.nodes_)*/int64_t{0}
   , /*decltype(_impl_.nodes_per_second_)*/int64_t{0}
   , /*decltype(_impl_.depth_)*/0
@@ -59,6 +60,22 @@ struct AnalyzePositionResponseDefaultTypeInternal {
   };
 };
 PROTOBUF_ATTRIBUTE_NO_DESTROY PROTOBUF_CONSTINIT PROTOBUF_ATTRIBUTE_INIT_PRIORITY1 AnalyzePositionResponseDefaultTypeInternal _AnalyzePositionResponse_default_instance_;
+PROTOBUF_CONSTEXPR TablebaseVerdict::TablebaseVerdict(
+    ::_pbi::ConstantInitialized): _impl_{
+    /*decltype(_impl_._has_bits_)*/{}
+  , /*decltype(_impl_._cached_size_)*/{}
+  , /*decltype(_impl_.category_)*/0
+  , /*decltype(_impl_.dtc_)*/0
+  , /*decltype(_impl_.plies_to_spare_)*/0} {}
+struct TablebaseVerdictDefaultTypeInternal {
+  PROTOBUF_CONSTEXPR TablebaseVerdictDefaultTypeInternal()
+      : _instance(::_pbi::ConstantInitialized{}) {}
+  ~TablebaseVerdictDefaultTypeInternal() {}
+  union {
+    TablebaseVerdict _instance;
+  };
+};
+PROTOBUF_ATTRIBUTE_NO_DESTROY PROTOBUF_CONSTINIT PROTOBUF_ATTRIBUTE_INIT_PRIORITY1 TablebaseVerdictDefaultTypeInternal _TablebaseVerdict_default_instance_;
 PROTOBUF_CONSTEXPR AnalysisLine::AnalysisLine(
     ::_pbi::ConstantInitialized): _impl_{
     /*decltype(_impl_.moves_)*/{}
@@ -89,7 +106,7 @@ struct ScoreDefaultTypeInternal {
 PROTOBUF_ATTRIBUTE_NO_DESTROY PROTOBUF_CONSTINIT PROTOBUF_ATTRIBUTE_INIT_PRIORITY1 ScoreDefaultTypeInternal _Score_default_instance_;
 }  // namespace v1
 }  // namespace damone
-static ::_pb::Metadata file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[4];
+static ::_pb::Metadata file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[5];
 static constexpr ::_pb::EnumDescriptor const** file_level_enum_descriptors_damone_2fv1_2fanalysis_5fservice_2eproto = nullptr;
 static constexpr ::_pb::ServiceDescriptor const** file_level_service_descriptors_damone_2fv1_2fanalysis_5fservice_2eproto = nullptr;
 
@@ -122,6 +139,19 @@ const uint32_t TableStruct_damone_2fv1_2fanalysis_5fservice_2eproto::offsets[] P
   PROTOBUF_FIELD_OFFSET(::damone::v1::AnalyzePositionResponse, _impl_.final_),
   PROTOBUF_FIELD_OFFSET(::damone::v1::AnalyzePositionResponse, _impl_.best_move_),
   PROTOBUF_FIELD_OFFSET(::damone::v1::AnalyzePositionResponse, _impl_.outcome_),
+  PROTOBUF_FIELD_OFFSET(::damone::v1::AnalyzePositionResponse, _impl_.tablebase_),
+  PROTOBUF_FIELD_OFFSET(::damone::v1::TablebaseVerdict, _impl_._has_bits_),
+  PROTOBUF_FIELD_OFFSET(::damone::v1::TablebaseVerdict, _internal_metadata_),
+  ~0u,  // no _extensions_
+  ~0u,  // no _oneof_case_
+  ~0u,  // no _weak_field_map_
+  ~0u,  // no _inlined_string_donated_
+  PROTOBUF_FIELD_OFFSET(::damone::v1::TablebaseVerdict, _impl_.category_),
+  PROTOBUF_FIELD_OFFSET(::damone::v1::TablebaseVerdict, _impl_.dtc_),
+  PROTOBUF_FIELD_OFFSET(::damone::v1::TablebaseVerdict, _impl_.plies_to_spare_),
+  ~0u,
+  0,
+  1,
   ~0u,  // no _has_bits_
   PROTOBUF_FIELD_OFFSET(::damone::v1::AnalysisLine, _internal_metadata_),
   ~0u,  // no _extensions_
@@ -144,13 +174,15 @@ const uint32_t TableStruct_damone_2fv1_2fanalysis_5fservice_2eproto::offsets[] P
 static const ::_pbi::MigrationSchema schemas[] PROTOBUF_SECTION_VARIABLE(protodesc_cold) = {
   { 0, -1, -1, sizeof(::damone::v1::AnalyzePositionRequest)},
   { 14, -1, -1, sizeof(::damone::v1::AnalyzePositionResponse)},
-  { 28, -1, -1, sizeof(::damone::v1::AnalysisLine)},
-  { 36, -1, -1, sizeof(::damone::v1::Score)},
+  { 29, 38, -1, sizeof(::damone::v1::TablebaseVerdict)},
+  { 41, -1, -1, sizeof(::damone::v1::AnalysisLine)},
+  { 49, -1, -1, sizeof(::damone::v1::Score)},
 };
 
 static const ::_pb::Message* const file_default_instances[] = {
   &::damone::v1::_AnalyzePositionRequest_default_instance_._instance,
   &::damone::v1::_AnalyzePositionResponse_default_instance_._instance,
+  &::damone::v1::_TablebaseVerdict_default_instance_._instance,
   &::damone::v1::_AnalysisLine_default_instance_._instance,
   &::damone::v1::_Score_default_instance_._instance,
 };
@@ -158,45 +190,53 @@ static const ::_pb::Message* const file_default_instances[] = {
 const char descriptor_table_protodef_damone_2fv1_2fanalysis_5fservice_2eproto[] PROTOBUF_SECTION_VARIABLE(protodesc_cold) =
   "\n damone/v1/analysis_service.proto\022\tdamo"
   "ne.v1\032\025damone/v1/board.proto\032\027damone/v1/"
-  "outcome.proto\032\027damone/v1/variant.proto\032\036"
-  "google/protobuf/duration.proto\"\236\002\n\026Analy"
-  "zePositionRequest\022/\n\010position\030\001 \001(\0132\023.da"
-  "mone.v1.PositionR\010position\022,\n\007variant\030\002 "
-  "\001(\0132\022.damone.v1.VariantR\007variant\022\026\n\005dept"
-  "h\030\003 \001(\005H\000R\005depth\022\026\n\005nodes\030\004 \001(\003H\000R\005nodes"
-  "\0228\n\tmove_time\030\005 \001(\0132\031.google.protobuf.Du"
-  "rationH\000R\010moveTime\022\034\n\010infinite\030\006 \001(\010H\000R\010"
-  "infinite\022\024\n\005lines\030\007 \001(\005R\005linesB\007\n\005limit\""
-  "\305\002\n\027AnalyzePositionResponse\022\024\n\005depth\030\001 \001"
-  "(\005R\005depth\022\024\n\005nodes\030\002 \001(\003R\005nodes\022(\n\020nodes"
-  "_per_second\030\003 \001(\003R\016nodesPerSecond\0223\n\007ela"
-  "psed\030\004 \001(\0132\031.google.protobuf.DurationR\007e"
-  "lapsed\022-\n\005lines\030\005 \003(\0132\027.damone.v1.Analys"
-  "isLineR\005lines\022\024\n\005final\030\006 \001(\010R\005final\022,\n\tb"
-  "est_move\030\007 \001(\0132\017.damone.v1.MoveR\010bestMov"
-  "e\022,\n\007outcome\030\010 \001(\0132\022.damone.v1.OutcomeR\007"
-  "outcome\"L\n\014AnalysisLine\022&\n\005score\030\001 \001(\0132\020"
-  ".damone.v1.ScoreR\005score\022\024\n\005moves\030\002 \003(\tR\005"
-  "moves\"\200\001\n\005Score\022$\n\014centipedines\030\001 \001(\005H\000R"
-  "\014centipedines\022\"\n\014win_in_plies\030\002 \001(\005H\000R\nw"
-  "inInPlies\022$\n\rloss_in_plies\030\003 \001(\005H\000R\013loss"
-  "InPliesB\007\n\005value2m\n\017AnalysisService\022Z\n\017A"
-  "nalyzePosition\022!.damone.v1.AnalyzePositi"
-  "onRequest\032\".damone.v1.AnalyzePositionRes"
-  "ponse0\001B:Z8github.com/damone-rules/damon"
-  "e/gen/go/damone/v1;damonev1b\006proto3"
+  "outcome.proto\032!damone/v1/tablebase_servi"
+  "ce.proto\032\027damone/v1/variant.proto\032\036googl"
+  "e/protobuf/duration.proto\"\236\002\n\026AnalyzePos"
+  "itionRequest\022/\n\010position\030\001 \001(\0132\023.damone."
+  "v1.PositionR\010position\022,\n\007variant\030\002 \001(\0132\022"
+  ".damone.v1.VariantR\007variant\022\026\n\005depth\030\003 \001"
+  "(\005H\000R\005depth\022\026\n\005nodes\030\004 \001(\003H\000R\005nodes\0228\n\tm"
+  "ove_time\030\005 \001(\0132\031.google.protobuf.Duratio"
+  "nH\000R\010moveTime\022\034\n\010infinite\030\006 \001(\010H\000R\010infin"
+  "ite\022\024\n\005lines\030\007 \001(\005R\005linesB\007\n\005limit\"\200\003\n\027A"
+  "nalyzePositionResponse\022\024\n\005depth\030\001 \001(\005R\005d"
+  "epth\022\024\n\005nodes\030\002 \001(\003R\005nodes\022(\n\020nodes_per_"
+  "second\030\003 \001(\003R\016nodesPerSecond\0223\n\007elapsed\030"
+  "\004 \001(\0132\031.google.protobuf.DurationR\007elapse"
+  "d\022-\n\005lines\030\005 \003(\0132\027.damone.v1.AnalysisLin"
+  "eR\005lines\022\024\n\005final\030\006 \001(\010R\005final\022,\n\tbest_m"
+  "ove\030\007 \001(\0132\017.damone.v1.MoveR\010bestMove\022,\n\007"
+  "outcome\030\010 \001(\0132\022.damone.v1.OutcomeR\007outco"
+  "me\0229\n\ttablebase\030\t \001(\0132\033.damone.v1.Tableb"
+  "aseVerdictR\ttablebase\"\251\001\n\020TablebaseVerdi"
+  "ct\0228\n\010category\030\001 \001(\0162\034.damone.v1.Tableba"
+  "seCategoryR\010category\022\025\n\003dtc\030\002 \001(\005H\000R\003dtc"
+  "\210\001\001\022)\n\016plies_to_spare\030\003 \001(\005H\001R\014pliesToSp"
+  "are\210\001\001B\006\n\004_dtcB\021\n\017_plies_to_spare\"L\n\014Ana"
+  "lysisLine\022&\n\005score\030\001 \001(\0132\020.damone.v1.Sco"
+  "reR\005score\022\024\n\005moves\030\002 \003(\tR\005moves\"\200\001\n\005Scor"
+  "e\022$\n\014centipedines\030\001 \001(\005H\000R\014centipedines\022"
+  "\"\n\014win_in_plies\030\002 \001(\005H\000R\nwinInPlies\022$\n\rl"
+  "oss_in_plies\030\003 \001(\005H\000R\013lossInPliesB\007\n\005val"
+  "ue2m\n\017AnalysisService\022Z\n\017AnalyzePosition"
+  "\022!.damone.v1.AnalyzePositionRequest\032\".da"
+  "mone.v1.AnalyzePositionResponse0\001B:Z8git"
+  "hub.com/damone-rules/damone/gen/go/damon"
+  "e/v1;damonev1b\006proto3"
   ;
-static const ::_pbi::DescriptorTable* const descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_deps[4] = {
+static const ::_pbi::DescriptorTable* const descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_deps[5] = {
   &::descriptor_table_damone_2fv1_2fboard_2eproto,
   &::descriptor_table_damone_2fv1_2foutcome_2eproto,
+  &::descriptor_table_damone_2fv1_2ftablebase_5fservice_2eproto,
   &::descriptor_table_damone_2fv1_2fvariant_2eproto,
   &::descriptor_table_google_2fprotobuf_2fduration_2eproto,
 };
 static ::_pbi::once_flag descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once;
 const ::_pbi::DescriptorTable descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto = {
-    false, false, 1155, descriptor_table_protodef_damone_2fv1_2fanalysis_5fservice_2eproto,
+    false, false, 1421, descriptor_table_protodef_damone_2fv1_2fanalysis_5fservice_2eproto,
     "damone/v1/analysis_service.proto",
-    &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once, descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_deps, 4, 4,
+    &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once, descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_deps, 5, 5,
     schemas, file_default_instances, TableStruct_damone_2fv1_2fanalysis_5fservice_2eproto::offsets,
     file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto, file_level_enum_descriptors_damone_2fv1_2fanalysis_5fservice_2eproto,
     file_level_service_descriptors_damone_2fv1_2fanalysis_5fservice_2eproto,
@@ -692,6 +732,7 @@ class AnalyzePositionResponse::_Internal {
   static const ::PROTOBUF_NAMESPACE_ID::Duration& elapsed(const AnalyzePositionResponse* msg);
   static const ::damone::v1::Move& best_move(const AnalyzePositionResponse* msg);
   static const ::damone::v1::Outcome& outcome(const AnalyzePositionResponse* msg);
+  static const ::damone::v1::TablebaseVerdict& tablebase(const AnalyzePositionResponse* msg);
 };
 
 const ::PROTOBUF_NAMESPACE_ID::Duration&
@@ -705,6 +746,10 @@ AnalyzePositionResponse::_Internal::best_move(const AnalyzePositionResponse* msg
 const ::damone::v1::Outcome&
 AnalyzePositionResponse::_Internal::outcome(const AnalyzePositionResponse* msg) {
   return *msg->_impl_.outcome_;
+}
+const ::damone::v1::TablebaseVerdict&
+AnalyzePositionResponse::_Internal::tablebase(const AnalyzePositionResponse* msg) {
+  return *msg->_impl_.tablebase_;
 }
 void AnalyzePositionResponse::clear_elapsed() {
   if (GetArenaForAllocation() == nullptr && _impl_.elapsed_ != nullptr) {
@@ -738,6 +783,7 @@ AnalyzePositionResponse::AnalyzePositionResponse(const AnalyzePositionResponse& 
     , decltype(_impl_.elapsed_){nullptr}
     , decltype(_impl_.best_move_){nullptr}
     , decltype(_impl_.outcome_){nullptr}
+    , decltype(_impl_.tablebase_){nullptr}
     , decltype(_impl_.nodes_){}
     , decltype(_impl_.nodes_per_second_){}
     , decltype(_impl_.depth_){}
@@ -754,6 +800,9 @@ AnalyzePositionResponse::AnalyzePositionResponse(const AnalyzePositionResponse& 
   if (from._internal_has_outcome()) {
     _this->_impl_.outcome_ = new ::damone::v1::Outcome(*from._impl_.outcome_);
   }
+  if (from._internal_has_tablebase()) {
+    _this->_impl_.tablebase_ = new ::damone::v1::TablebaseVerdict(*from._impl_.tablebase_);
+  }
   ::memcpy(&_impl_.nodes_, &from._impl_.nodes_,
     static_cast<size_t>(reinterpret_cast<char*>(&_impl_.final_) -
     reinterpret_cast<char*>(&_impl_.nodes_)) + sizeof(_impl_.final_));
@@ -769,6 +818,7 @@ inline void AnalyzePositionResponse::SharedCtor(
     , decltype(_impl_.elapsed_){nullptr}
     , decltype(_impl_.best_move_){nullptr}
     , decltype(_impl_.outcome_){nullptr}
+    , decltype(_impl_.tablebase_){nullptr}
     , decltype(_impl_.nodes_){int64_t{0}}
     , decltype(_impl_.nodes_per_second_){int64_t{0}}
     , decltype(_impl_.depth_){0}
@@ -792,6 +842,7 @@ inline void AnalyzePositionResponse::SharedDtor() {
   if (this != internal_default_instance()) delete _impl_.elapsed_;
   if (this != internal_default_instance()) delete _impl_.best_move_;
   if (this != internal_default_instance()) delete _impl_.outcome_;
+  if (this != internal_default_instance()) delete _impl_.tablebase_;
 }
 
 void AnalyzePositionResponse::SetCachedSize(int size) const {
@@ -817,6 +868,10 @@ void AnalyzePositionResponse::Clear() {
     delete _impl_.outcome_;
   }
   _impl_.outcome_ = nullptr;
+  if (GetArenaForAllocation() == nullptr && _impl_.tablebase_ != nullptr) {
+    delete _impl_.tablebase_;
+  }
+  _impl_.tablebase_ = nullptr;
   ::memset(&_impl_.nodes_, 0, static_cast<size_t>(
       reinterpret_cast<char*>(&_impl_.final_) -
       reinterpret_cast<char*>(&_impl_.nodes_)) + sizeof(_impl_.final_));
@@ -894,6 +949,14 @@ const char* AnalyzePositionResponse::_InternalParse(const char* ptr, ::_pbi::Par
       case 8:
         if (PROTOBUF_PREDICT_TRUE(static_cast<uint8_t>(tag) == 66)) {
           ptr = ctx->ParseMessage(_internal_mutable_outcome(), ptr);
+          CHK_(ptr);
+        } else
+          goto handle_unusual;
+        continue;
+      // .damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];
+      case 9:
+        if (PROTOBUF_PREDICT_TRUE(static_cast<uint8_t>(tag) == 74)) {
+          ptr = ctx->ParseMessage(_internal_mutable_tablebase(), ptr);
           CHK_(ptr);
         } else
           goto handle_unusual;
@@ -980,6 +1043,13 @@ uint8_t* AnalyzePositionResponse::_InternalSerialize(
         _Internal::outcome(this).GetCachedSize(), target, stream);
   }
 
+  // .damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];
+  if (this->_internal_has_tablebase()) {
+    target = ::PROTOBUF_NAMESPACE_ID::internal::WireFormatLite::
+      InternalWriteMessage(9, _Internal::tablebase(this),
+        _Internal::tablebase(this).GetCachedSize(), target, stream);
+  }
+
   if (PROTOBUF_PREDICT_FALSE(_internal_metadata_.have_unknown_fields())) {
     target = ::_pbi::WireFormat::InternalSerializeUnknownFieldsToArray(
         _internal_metadata_.unknown_fields<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>(::PROTOBUF_NAMESPACE_ID::UnknownFieldSet::default_instance), target, stream);
@@ -1022,6 +1092,13 @@ size_t AnalyzePositionResponse::ByteSizeLong() const {
     total_size += 1 +
       ::PROTOBUF_NAMESPACE_ID::internal::WireFormatLite::MessageSize(
         *_impl_.outcome_);
+  }
+
+  // .damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];
+  if (this->_internal_has_tablebase()) {
+    total_size += 1 +
+      ::PROTOBUF_NAMESPACE_ID::internal::WireFormatLite::MessageSize(
+        *_impl_.tablebase_);
   }
 
   // int64 nodes = 2 [json_name = "nodes"];
@@ -1075,6 +1152,10 @@ void AnalyzePositionResponse::MergeImpl(::PROTOBUF_NAMESPACE_ID::Message& to_msg
     _this->_internal_mutable_outcome()->::damone::v1::Outcome::MergeFrom(
         from._internal_outcome());
   }
+  if (from._internal_has_tablebase()) {
+    _this->_internal_mutable_tablebase()->::damone::v1::TablebaseVerdict::MergeFrom(
+        from._internal_tablebase());
+  }
   if (from._internal_nodes() != 0) {
     _this->_internal_set_nodes(from._internal_nodes());
   }
@@ -1117,6 +1198,270 @@ void AnalyzePositionResponse::InternalSwap(AnalyzePositionResponse* other) {
   return ::_pbi::AssignDescriptors(
       &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_getter, &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once,
       file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[1]);
+}
+
+// ===================================================================
+
+class TablebaseVerdict::_Internal {
+ public:
+  using HasBits = decltype(std::declval<TablebaseVerdict>()._impl_._has_bits_);
+  static void set_has_dtc(HasBits* has_bits) {
+    (*has_bits)[0] |= 1u;
+  }
+  static void set_has_plies_to_spare(HasBits* has_bits) {
+    (*has_bits)[0] |= 2u;
+  }
+};
+
+TablebaseVerdict::TablebaseVerdict(::PROTOBUF_NAMESPACE_ID::Arena* arena,
+                         bool is_message_owned)
+  : ::PROTOBUF_NAMESPACE_ID::Message(arena, is_message_owned) {
+  SharedCtor(arena, is_message_owned);
+  // @@protoc_insertion_point(arena_constructor:damone.v1.TablebaseVerdict)
+}
+TablebaseVerdict::TablebaseVerdict(const TablebaseVerdict& from)
+  : ::PROTOBUF_NAMESPACE_ID::Message() {
+  TablebaseVerdict* const _this = this; (void)_this;
+  new (&_impl_) Impl_{
+      decltype(_impl_._has_bits_){from._impl_._has_bits_}
+    , /*decltype(_impl_._cached_size_)*/{}
+    , decltype(_impl_.category_){}
+    , decltype(_impl_.dtc_){}
+    , decltype(_impl_.plies_to_spare_){}};
+
+  _internal_metadata_.MergeFrom<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>(from._internal_metadata_);
+  ::memcpy(&_impl_.category_, &from._impl_.category_,
+    static_cast<size_t>(reinterpret_cast<char*>(&_impl_.plies_to_spare_) -
+    reinterpret_cast<char*>(&_impl_.category_)) + sizeof(_impl_.plies_to_spare_));
+  // @@protoc_insertion_point(copy_constructor:damone.v1.TablebaseVerdict)
+}
+
+inline void TablebaseVerdict::SharedCtor(
+    ::_pb::Arena* arena, bool is_message_owned) {
+  (void)arena;
+  (void)is_message_owned;
+  new (&_impl_) Impl_{
+      decltype(_impl_._has_bits_){}
+    , /*decltype(_impl_._cached_size_)*/{}
+    , decltype(_impl_.category_){0}
+    , decltype(_impl_.dtc_){0}
+    , decltype(_impl_.plies_to_spare_){0}
+  };
+}
+
+TablebaseVerdict::~TablebaseVerdict() {
+  // @@protoc_insertion_point(destructor:damone.v1.TablebaseVerdict)
+  if (auto *arena = _internal_metadata_.DeleteReturnArena<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>()) {
+  (void)arena;
+    return;
+  }
+  SharedDtor();
+}
+
+inline void TablebaseVerdict::SharedDtor() {
+  GOOGLE_DCHECK(GetArenaForAllocation() == nullptr);
+}
+
+void TablebaseVerdict::SetCachedSize(int size) const {
+  _impl_._cached_size_.Set(size);
+}
+
+void TablebaseVerdict::Clear() {
+// @@protoc_insertion_point(message_clear_start:damone.v1.TablebaseVerdict)
+  uint32_t cached_has_bits = 0;
+  // Prevent compiler warnings about cached_has_bits being unused
+  (void) cached_has_bits;
+
+  _impl_.category_ = 0;
+  cached_has_bits = _impl_._has_bits_[0];
+  if (cached_has_bits & 0x00000003u) {
+    ::memset(&_impl_.dtc_, 0, static_cast<size_t>(
+        reinterpret_cast<char*>(&_impl_.plies_to_spare_) -
+        reinterpret_cast<char*>(&_impl_.dtc_)) + sizeof(_impl_.plies_to_spare_));
+  }
+  _impl_._has_bits_.Clear();
+  _internal_metadata_.Clear<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>();
+}
+
+const char* TablebaseVerdict::_InternalParse(const char* ptr, ::_pbi::ParseContext* ctx) {
+#define CHK_(x) if (PROTOBUF_PREDICT_FALSE(!(x))) goto failure
+  _Internal::HasBits has_bits{};
+  while (!ctx->Done(&ptr)) {
+    uint32_t tag;
+    ptr = ::_pbi::ReadTag(ptr, &tag);
+    switch (tag >> 3) {
+      // .damone.v1.TablebaseCategory category = 1 [json_name = "category"];
+      case 1:
+        if (PROTOBUF_PREDICT_TRUE(static_cast<uint8_t>(tag) == 8)) {
+          uint64_t val = ::PROTOBUF_NAMESPACE_ID::internal::ReadVarint64(&ptr);
+          CHK_(ptr);
+          _internal_set_category(static_cast<::damone::v1::TablebaseCategory>(val));
+        } else
+          goto handle_unusual;
+        continue;
+      // optional int32 dtc = 2 [json_name = "dtc"];
+      case 2:
+        if (PROTOBUF_PREDICT_TRUE(static_cast<uint8_t>(tag) == 16)) {
+          _Internal::set_has_dtc(&has_bits);
+          _impl_.dtc_ = ::PROTOBUF_NAMESPACE_ID::internal::ReadVarint32(&ptr);
+          CHK_(ptr);
+        } else
+          goto handle_unusual;
+        continue;
+      // optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];
+      case 3:
+        if (PROTOBUF_PREDICT_TRUE(static_cast<uint8_t>(tag) == 24)) {
+          _Internal::set_has_plies_to_spare(&has_bits);
+          _impl_.plies_to_spare_ = ::PROTOBUF_NAMESPACE_ID::internal::ReadVarint32(&ptr);
+          CHK_(ptr);
+        } else
+          goto handle_unusual;
+        continue;
+      default:
+        goto handle_unusual;
+    }  // switch
+  handle_unusual:
+    if ((tag == 0) || ((tag & 7) == 4)) {
+      CHK_(ptr);
+      ctx->SetLastTag(tag);
+      goto message_done;
+    }
+    ptr = UnknownFieldParse(
+        tag,
+        _internal_metadata_.mutable_unknown_fields<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>(),
+        ptr, ctx);
+    CHK_(ptr != nullptr);
+  }  // while
+message_done:
+  _impl_._has_bits_.Or(has_bits);
+  return ptr;
+failure:
+  ptr = nullptr;
+  goto message_done;
+#undef CHK_
+}
+
+uint8_t* TablebaseVerdict::_InternalSerialize(
+    uint8_t* target, ::PROTOBUF_NAMESPACE_ID::io::EpsCopyOutputStream* stream) const {
+  // @@protoc_insertion_point(serialize_to_array_start:damone.v1.TablebaseVerdict)
+  uint32_t cached_has_bits = 0;
+  (void) cached_has_bits;
+
+  // .damone.v1.TablebaseCategory category = 1 [json_name = "category"];
+  if (this->_internal_category() != 0) {
+    target = stream->EnsureSpace(target);
+    target = ::_pbi::WireFormatLite::WriteEnumToArray(
+      1, this->_internal_category(), target);
+  }
+
+  // optional int32 dtc = 2 [json_name = "dtc"];
+  if (_internal_has_dtc()) {
+    target = stream->EnsureSpace(target);
+    target = ::_pbi::WireFormatLite::WriteInt32ToArray(2, this->_internal_dtc(), target);
+  }
+
+  // optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];
+  if (_internal_has_plies_to_spare()) {
+    target = stream->EnsureSpace(target);
+    target = ::_pbi::WireFormatLite::WriteInt32ToArray(3, this->_internal_plies_to_spare(), target);
+  }
+
+  if (PROTOBUF_PREDICT_FALSE(_internal_metadata_.have_unknown_fields())) {
+    target = ::_pbi::WireFormat::InternalSerializeUnknownFieldsToArray(
+        _internal_metadata_.unknown_fields<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>(::PROTOBUF_NAMESPACE_ID::UnknownFieldSet::default_instance), target, stream);
+  }
+  // @@protoc_insertion_point(serialize_to_array_end:damone.v1.TablebaseVerdict)
+  return target;
+}
+
+size_t TablebaseVerdict::ByteSizeLong() const {
+// @@protoc_insertion_point(message_byte_size_start:damone.v1.TablebaseVerdict)
+  size_t total_size = 0;
+
+  uint32_t cached_has_bits = 0;
+  // Prevent compiler warnings about cached_has_bits being unused
+  (void) cached_has_bits;
+
+  // .damone.v1.TablebaseCategory category = 1 [json_name = "category"];
+  if (this->_internal_category() != 0) {
+    total_size += 1 +
+      ::_pbi::WireFormatLite::EnumSize(this->_internal_category());
+  }
+
+  cached_has_bits = _impl_._has_bits_[0];
+  if (cached_has_bits & 0x00000003u) {
+    // optional int32 dtc = 2 [json_name = "dtc"];
+    if (cached_has_bits & 0x00000001u) {
+      total_size += ::_pbi::WireFormatLite::Int32SizePlusOne(this->_internal_dtc());
+    }
+
+    // optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];
+    if (cached_has_bits & 0x00000002u) {
+      total_size += ::_pbi::WireFormatLite::Int32SizePlusOne(this->_internal_plies_to_spare());
+    }
+
+  }
+  return MaybeComputeUnknownFieldsSize(total_size, &_impl_._cached_size_);
+}
+
+const ::PROTOBUF_NAMESPACE_ID::Message::ClassData TablebaseVerdict::_class_data_ = {
+    ::PROTOBUF_NAMESPACE_ID::Message::CopyWithSourceCheck,
+    TablebaseVerdict::MergeImpl
+};
+const ::PROTOBUF_NAMESPACE_ID::Message::ClassData*TablebaseVerdict::GetClassData() const { return &_class_data_; }
+
+
+void TablebaseVerdict::MergeImpl(::PROTOBUF_NAMESPACE_ID::Message& to_msg, const ::PROTOBUF_NAMESPACE_ID::Message& from_msg) {
+  auto* const _this = static_cast<TablebaseVerdict*>(&to_msg);
+  auto& from = static_cast<const TablebaseVerdict&>(from_msg);
+  // @@protoc_insertion_point(class_specific_merge_from_start:damone.v1.TablebaseVerdict)
+  GOOGLE_DCHECK_NE(&from, _this);
+  uint32_t cached_has_bits = 0;
+  (void) cached_has_bits;
+
+  if (from._internal_category() != 0) {
+    _this->_internal_set_category(from._internal_category());
+  }
+  cached_has_bits = from._impl_._has_bits_[0];
+  if (cached_has_bits & 0x00000003u) {
+    if (cached_has_bits & 0x00000001u) {
+      _this->_impl_.dtc_ = from._impl_.dtc_;
+    }
+    if (cached_has_bits & 0x00000002u) {
+      _this->_impl_.plies_to_spare_ = from._impl_.plies_to_spare_;
+    }
+    _this->_impl_._has_bits_[0] |= cached_has_bits;
+  }
+  _this->_internal_metadata_.MergeFrom<::PROTOBUF_NAMESPACE_ID::UnknownFieldSet>(from._internal_metadata_);
+}
+
+void TablebaseVerdict::CopyFrom(const TablebaseVerdict& from) {
+// @@protoc_insertion_point(class_specific_copy_from_start:damone.v1.TablebaseVerdict)
+  if (&from == this) return;
+  Clear();
+  MergeFrom(from);
+}
+
+bool TablebaseVerdict::IsInitialized() const {
+  return true;
+}
+
+void TablebaseVerdict::InternalSwap(TablebaseVerdict* other) {
+  using std::swap;
+  _internal_metadata_.InternalSwap(&other->_internal_metadata_);
+  swap(_impl_._has_bits_[0], other->_impl_._has_bits_[0]);
+  ::PROTOBUF_NAMESPACE_ID::internal::memswap<
+      PROTOBUF_FIELD_OFFSET(TablebaseVerdict, _impl_.plies_to_spare_)
+      + sizeof(TablebaseVerdict::_impl_.plies_to_spare_)
+      - PROTOBUF_FIELD_OFFSET(TablebaseVerdict, _impl_.category_)>(
+          reinterpret_cast<char*>(&_impl_.category_),
+          reinterpret_cast<char*>(&other->_impl_.category_));
+}
+
+::PROTOBUF_NAMESPACE_ID::Metadata TablebaseVerdict::GetMetadata() const {
+  return ::_pbi::AssignDescriptors(
+      &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_getter, &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once,
+      file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[2]);
 }
 
 // ===================================================================
@@ -1348,7 +1693,7 @@ void AnalysisLine::InternalSwap(AnalysisLine* other) {
 ::PROTOBUF_NAMESPACE_ID::Metadata AnalysisLine::GetMetadata() const {
   return ::_pbi::AssignDescriptors(
       &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_getter, &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once,
-      file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[2]);
+      file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[3]);
 }
 
 // ===================================================================
@@ -1630,7 +1975,7 @@ void Score::InternalSwap(Score* other) {
 ::PROTOBUF_NAMESPACE_ID::Metadata Score::GetMetadata() const {
   return ::_pbi::AssignDescriptors(
       &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_getter, &descriptor_table_damone_2fv1_2fanalysis_5fservice_2eproto_once,
-      file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[3]);
+      file_level_metadata_damone_2fv1_2fanalysis_5fservice_2eproto[4]);
 }
 
 // @@protoc_insertion_point(namespace_scope)
@@ -1644,6 +1989,10 @@ Arena::CreateMaybeMessage< ::damone::v1::AnalyzePositionRequest >(Arena* arena) 
 template<> PROTOBUF_NOINLINE ::damone::v1::AnalyzePositionResponse*
 Arena::CreateMaybeMessage< ::damone::v1::AnalyzePositionResponse >(Arena* arena) {
   return Arena::CreateMessageInternal< ::damone::v1::AnalyzePositionResponse >(arena);
+}
+template<> PROTOBUF_NOINLINE ::damone::v1::TablebaseVerdict*
+Arena::CreateMaybeMessage< ::damone::v1::TablebaseVerdict >(Arena* arena) {
+  return Arena::CreateMessageInternal< ::damone::v1::TablebaseVerdict >(arena);
 }
 template<> PROTOBUF_NOINLINE ::damone::v1::AnalysisLine*
 Arena::CreateMaybeMessage< ::damone::v1::AnalysisLine >(Arena* arena) {

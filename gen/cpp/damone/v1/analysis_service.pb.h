@@ -32,6 +32,7 @@
 #include <google/protobuf/unknown_field_set.h>
 #include "damone/v1/board.pb.h"
 #include "damone/v1/outcome.pb.h"
+#include "damone/v1/tablebase_service.pb.h"
 #include "damone/v1/variant.pb.h"
 #include <google/protobuf/duration.pb.h>
 // @@protoc_insertion_point(includes)
@@ -62,6 +63,9 @@ extern AnalyzePositionResponseDefaultTypeInternal _AnalyzePositionResponse_defau
 class Score;
 struct ScoreDefaultTypeInternal;
 extern ScoreDefaultTypeInternal _Score_default_instance_;
+class TablebaseVerdict;
+struct TablebaseVerdictDefaultTypeInternal;
+extern TablebaseVerdictDefaultTypeInternal _TablebaseVerdict_default_instance_;
 }  // namespace v1
 }  // namespace damone
 PROTOBUF_NAMESPACE_OPEN
@@ -69,6 +73,7 @@ template<> ::damone::v1::AnalysisLine* Arena::CreateMaybeMessage<::damone::v1::A
 template<> ::damone::v1::AnalyzePositionRequest* Arena::CreateMaybeMessage<::damone::v1::AnalyzePositionRequest>(Arena*);
 template<> ::damone::v1::AnalyzePositionResponse* Arena::CreateMaybeMessage<::damone::v1::AnalyzePositionResponse>(Arena*);
 template<> ::damone::v1::Score* Arena::CreateMaybeMessage<::damone::v1::Score>(Arena*);
+template<> ::damone::v1::TablebaseVerdict* Arena::CreateMaybeMessage<::damone::v1::TablebaseVerdict>(Arena*);
 PROTOBUF_NAMESPACE_CLOSE
 namespace damone {
 namespace v1 {
@@ -476,6 +481,7 @@ class AnalyzePositionResponse final :
     kElapsedFieldNumber = 4,
     kBestMoveFieldNumber = 7,
     kOutcomeFieldNumber = 8,
+    kTablebaseFieldNumber = 9,
     kNodesFieldNumber = 2,
     kNodesPerSecondFieldNumber = 3,
     kDepthFieldNumber = 1,
@@ -553,6 +559,24 @@ class AnalyzePositionResponse final :
       ::damone::v1::Outcome* outcome);
   ::damone::v1::Outcome* unsafe_arena_release_outcome();
 
+  // .damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];
+  bool has_tablebase() const;
+  private:
+  bool _internal_has_tablebase() const;
+  public:
+  void clear_tablebase();
+  const ::damone::v1::TablebaseVerdict& tablebase() const;
+  PROTOBUF_NODISCARD ::damone::v1::TablebaseVerdict* release_tablebase();
+  ::damone::v1::TablebaseVerdict* mutable_tablebase();
+  void set_allocated_tablebase(::damone::v1::TablebaseVerdict* tablebase);
+  private:
+  const ::damone::v1::TablebaseVerdict& _internal_tablebase() const;
+  ::damone::v1::TablebaseVerdict* _internal_mutable_tablebase();
+  public:
+  void unsafe_arena_set_allocated_tablebase(
+      ::damone::v1::TablebaseVerdict* tablebase);
+  ::damone::v1::TablebaseVerdict* unsafe_arena_release_tablebase();
+
   // int64 nodes = 2 [json_name = "nodes"];
   void clear_nodes();
   int64_t nodes() const;
@@ -601,11 +625,191 @@ class AnalyzePositionResponse final :
     ::PROTOBUF_NAMESPACE_ID::Duration* elapsed_;
     ::damone::v1::Move* best_move_;
     ::damone::v1::Outcome* outcome_;
+    ::damone::v1::TablebaseVerdict* tablebase_;
     int64_t nodes_;
     int64_t nodes_per_second_;
     int32_t depth_;
     bool final_;
     mutable ::PROTOBUF_NAMESPACE_ID::internal::CachedSize _cached_size_;
+  };
+  union { Impl_ _impl_; };
+  friend struct ::TableStruct_damone_2fv1_2fanalysis_5fservice_2eproto;
+};
+// -------------------------------------------------------------------
+
+class TablebaseVerdict final :
+    public ::PROTOBUF_NAMESPACE_ID::Message /* @@protoc_insertion_point(class_definition:damone.v1.TablebaseVerdict) */ {
+ public:
+  inline TablebaseVerdict() : TablebaseVerdict(nullptr) {}
+  ~TablebaseVerdict() override;
+  explicit PROTOBUF_CONSTEXPR TablebaseVerdict(::PROTOBUF_NAMESPACE_ID::internal::ConstantInitialized);
+
+  TablebaseVerdict(const TablebaseVerdict& from);
+  TablebaseVerdict(TablebaseVerdict&& from) noexcept
+    : TablebaseVerdict() {
+    *this = ::std::move(from);
+  }
+
+  inline TablebaseVerdict& operator=(const TablebaseVerdict& from) {
+    CopyFrom(from);
+    return *this;
+  }
+  inline TablebaseVerdict& operator=(TablebaseVerdict&& from) noexcept {
+    if (this == &from) return *this;
+    if (GetOwningArena() == from.GetOwningArena()
+  #ifdef PROTOBUF_FORCE_COPY_IN_MOVE
+        && GetOwningArena() != nullptr
+  #endif  // !PROTOBUF_FORCE_COPY_IN_MOVE
+    ) {
+      InternalSwap(&from);
+    } else {
+      CopyFrom(from);
+    }
+    return *this;
+  }
+
+  static const ::PROTOBUF_NAMESPACE_ID::Descriptor* descriptor() {
+    return GetDescriptor();
+  }
+  static const ::PROTOBUF_NAMESPACE_ID::Descriptor* GetDescriptor() {
+    return default_instance().GetMetadata().descriptor;
+  }
+  static const ::PROTOBUF_NAMESPACE_ID::Reflection* GetReflection() {
+    return default_instance().GetMetadata().reflection;
+  }
+  static const TablebaseVerdict& default_instance() {
+    return *internal_default_instance();
+  }
+  static inline const TablebaseVerdict* internal_default_instance() {
+    return reinterpret_cast<const TablebaseVerdict*>(
+               &_TablebaseVerdict_default_instance_);
+  }
+  static constexpr int kIndexInFileMessages =
+    2;
+
+  friend void swap(TablebaseVerdict& a, TablebaseVerdict& b) {
+    a.Swap(&b);
+  }
+  inline void Swap(TablebaseVerdict* other) {
+    if (other == this) return;
+  #ifdef PROTOBUF_FORCE_COPY_IN_SWAP
+    if (GetOwningArena() != nullptr &&
+        GetOwningArena() == other->GetOwningArena()) {
+   #else  // PROTOBUF_FORCE_COPY_IN_SWAP
+    if (GetOwningArena() == other->GetOwningArena()) {
+  #endif  // !PROTOBUF_FORCE_COPY_IN_SWAP
+      InternalSwap(other);
+    } else {
+      ::PROTOBUF_NAMESPACE_ID::internal::GenericSwap(this, other);
+    }
+  }
+  void UnsafeArenaSwap(TablebaseVerdict* other) {
+    if (other == this) return;
+    GOOGLE_DCHECK(GetOwningArena() == other->GetOwningArena());
+    InternalSwap(other);
+  }
+
+  // implements Message ----------------------------------------------
+
+  TablebaseVerdict* New(::PROTOBUF_NAMESPACE_ID::Arena* arena = nullptr) const final {
+    return CreateMaybeMessage<TablebaseVerdict>(arena);
+  }
+  using ::PROTOBUF_NAMESPACE_ID::Message::CopyFrom;
+  void CopyFrom(const TablebaseVerdict& from);
+  using ::PROTOBUF_NAMESPACE_ID::Message::MergeFrom;
+  void MergeFrom( const TablebaseVerdict& from) {
+    TablebaseVerdict::MergeImpl(*this, from);
+  }
+  private:
+  static void MergeImpl(::PROTOBUF_NAMESPACE_ID::Message& to_msg, const ::PROTOBUF_NAMESPACE_ID::Message& from_msg);
+  public:
+  PROTOBUF_ATTRIBUTE_REINITIALIZES void Clear() final;
+  bool IsInitialized() const final;
+
+  size_t ByteSizeLong() const final;
+  const char* _InternalParse(const char* ptr, ::PROTOBUF_NAMESPACE_ID::internal::ParseContext* ctx) final;
+  uint8_t* _InternalSerialize(
+      uint8_t* target, ::PROTOBUF_NAMESPACE_ID::io::EpsCopyOutputStream* stream) const final;
+  int GetCachedSize() const final { return _impl_._cached_size_.Get(); }
+
+  private:
+  void SharedCtor(::PROTOBUF_NAMESPACE_ID::Arena* arena, bool is_message_owned);
+  void SharedDtor();
+  void SetCachedSize(int size) const final;
+  void InternalSwap(TablebaseVerdict* other);
+
+  private:
+  friend class ::PROTOBUF_NAMESPACE_ID::internal::AnyMetadata;
+  static ::PROTOBUF_NAMESPACE_ID::StringPiece FullMessageName() {
+    return "damone.v1.TablebaseVerdict";
+  }
+  protected:
+  explicit TablebaseVerdict(::PROTOBUF_NAMESPACE_ID::Arena* arena,
+                       bool is_message_owned = false);
+  public:
+
+  static const ClassData _class_data_;
+  const ::PROTOBUF_NAMESPACE_ID::Message::ClassData*GetClassData() const final;
+
+  ::PROTOBUF_NAMESPACE_ID::Metadata GetMetadata() const final;
+
+  // nested types ----------------------------------------------------
+
+  // accessors -------------------------------------------------------
+
+  enum : int {
+    kCategoryFieldNumber = 1,
+    kDtcFieldNumber = 2,
+    kPliesToSpareFieldNumber = 3,
+  };
+  // .damone.v1.TablebaseCategory category = 1 [json_name = "category"];
+  void clear_category();
+  ::damone::v1::TablebaseCategory category() const;
+  void set_category(::damone::v1::TablebaseCategory value);
+  private:
+  ::damone::v1::TablebaseCategory _internal_category() const;
+  void _internal_set_category(::damone::v1::TablebaseCategory value);
+  public:
+
+  // optional int32 dtc = 2 [json_name = "dtc"];
+  bool has_dtc() const;
+  private:
+  bool _internal_has_dtc() const;
+  public:
+  void clear_dtc();
+  int32_t dtc() const;
+  void set_dtc(int32_t value);
+  private:
+  int32_t _internal_dtc() const;
+  void _internal_set_dtc(int32_t value);
+  public:
+
+  // optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];
+  bool has_plies_to_spare() const;
+  private:
+  bool _internal_has_plies_to_spare() const;
+  public:
+  void clear_plies_to_spare();
+  int32_t plies_to_spare() const;
+  void set_plies_to_spare(int32_t value);
+  private:
+  int32_t _internal_plies_to_spare() const;
+  void _internal_set_plies_to_spare(int32_t value);
+  public:
+
+  // @@protoc_insertion_point(class_scope:damone.v1.TablebaseVerdict)
+ private:
+  class _Internal;
+
+  template <typename T> friend class ::PROTOBUF_NAMESPACE_ID::Arena::InternalHelper;
+  typedef void InternalArenaConstructable_;
+  typedef void DestructorSkippable_;
+  struct Impl_ {
+    ::PROTOBUF_NAMESPACE_ID::internal::HasBits<1> _has_bits_;
+    mutable ::PROTOBUF_NAMESPACE_ID::internal::CachedSize _cached_size_;
+    int category_;
+    int32_t dtc_;
+    int32_t plies_to_spare_;
   };
   union { Impl_ _impl_; };
   friend struct ::TableStruct_damone_2fv1_2fanalysis_5fservice_2eproto;
@@ -660,7 +864,7 @@ class AnalysisLine final :
                &_AnalysisLine_default_instance_);
   }
   static constexpr int kIndexInFileMessages =
-    2;
+    3;
 
   friend void swap(AnalysisLine& a, AnalysisLine& b) {
     a.Swap(&b);
@@ -850,7 +1054,7 @@ class Score final :
                &_Score_default_instance_);
   }
   static constexpr int kIndexInFileMessages =
-    3;
+    4;
 
   friend void swap(Score& a, Score& b) {
     a.Swap(&b);
@@ -1765,6 +1969,176 @@ inline void AnalyzePositionResponse::set_allocated_outcome(::damone::v1::Outcome
   // @@protoc_insertion_point(field_set_allocated:damone.v1.AnalyzePositionResponse.outcome)
 }
 
+// .damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];
+inline bool AnalyzePositionResponse::_internal_has_tablebase() const {
+  return this != internal_default_instance() && _impl_.tablebase_ != nullptr;
+}
+inline bool AnalyzePositionResponse::has_tablebase() const {
+  return _internal_has_tablebase();
+}
+inline void AnalyzePositionResponse::clear_tablebase() {
+  if (GetArenaForAllocation() == nullptr && _impl_.tablebase_ != nullptr) {
+    delete _impl_.tablebase_;
+  }
+  _impl_.tablebase_ = nullptr;
+}
+inline const ::damone::v1::TablebaseVerdict& AnalyzePositionResponse::_internal_tablebase() const {
+  const ::damone::v1::TablebaseVerdict* p = _impl_.tablebase_;
+  return p != nullptr ? *p : reinterpret_cast<const ::damone::v1::TablebaseVerdict&>(
+      ::damone::v1::_TablebaseVerdict_default_instance_);
+}
+inline const ::damone::v1::TablebaseVerdict& AnalyzePositionResponse::tablebase() const {
+  // @@protoc_insertion_point(field_get:damone.v1.AnalyzePositionResponse.tablebase)
+  return _internal_tablebase();
+}
+inline void AnalyzePositionResponse::unsafe_arena_set_allocated_tablebase(
+    ::damone::v1::TablebaseVerdict* tablebase) {
+  if (GetArenaForAllocation() == nullptr) {
+    delete reinterpret_cast<::PROTOBUF_NAMESPACE_ID::MessageLite*>(_impl_.tablebase_);
+  }
+  _impl_.tablebase_ = tablebase;
+  if (tablebase) {
+    
+  } else {
+    
+  }
+  // @@protoc_insertion_point(field_unsafe_arena_set_allocated:damone.v1.AnalyzePositionResponse.tablebase)
+}
+inline ::damone::v1::TablebaseVerdict* AnalyzePositionResponse::release_tablebase() {
+  
+  ::damone::v1::TablebaseVerdict* temp = _impl_.tablebase_;
+  _impl_.tablebase_ = nullptr;
+#ifdef PROTOBUF_FORCE_COPY_IN_RELEASE
+  auto* old =  reinterpret_cast<::PROTOBUF_NAMESPACE_ID::MessageLite*>(temp);
+  temp = ::PROTOBUF_NAMESPACE_ID::internal::DuplicateIfNonNull(temp);
+  if (GetArenaForAllocation() == nullptr) { delete old; }
+#else  // PROTOBUF_FORCE_COPY_IN_RELEASE
+  if (GetArenaForAllocation() != nullptr) {
+    temp = ::PROTOBUF_NAMESPACE_ID::internal::DuplicateIfNonNull(temp);
+  }
+#endif  // !PROTOBUF_FORCE_COPY_IN_RELEASE
+  return temp;
+}
+inline ::damone::v1::TablebaseVerdict* AnalyzePositionResponse::unsafe_arena_release_tablebase() {
+  // @@protoc_insertion_point(field_release:damone.v1.AnalyzePositionResponse.tablebase)
+  
+  ::damone::v1::TablebaseVerdict* temp = _impl_.tablebase_;
+  _impl_.tablebase_ = nullptr;
+  return temp;
+}
+inline ::damone::v1::TablebaseVerdict* AnalyzePositionResponse::_internal_mutable_tablebase() {
+  
+  if (_impl_.tablebase_ == nullptr) {
+    auto* p = CreateMaybeMessage<::damone::v1::TablebaseVerdict>(GetArenaForAllocation());
+    _impl_.tablebase_ = p;
+  }
+  return _impl_.tablebase_;
+}
+inline ::damone::v1::TablebaseVerdict* AnalyzePositionResponse::mutable_tablebase() {
+  ::damone::v1::TablebaseVerdict* _msg = _internal_mutable_tablebase();
+  // @@protoc_insertion_point(field_mutable:damone.v1.AnalyzePositionResponse.tablebase)
+  return _msg;
+}
+inline void AnalyzePositionResponse::set_allocated_tablebase(::damone::v1::TablebaseVerdict* tablebase) {
+  ::PROTOBUF_NAMESPACE_ID::Arena* message_arena = GetArenaForAllocation();
+  if (message_arena == nullptr) {
+    delete _impl_.tablebase_;
+  }
+  if (tablebase) {
+    ::PROTOBUF_NAMESPACE_ID::Arena* submessage_arena =
+        ::PROTOBUF_NAMESPACE_ID::Arena::InternalGetOwningArena(tablebase);
+    if (message_arena != submessage_arena) {
+      tablebase = ::PROTOBUF_NAMESPACE_ID::internal::GetOwnedMessage(
+          message_arena, tablebase, submessage_arena);
+    }
+    
+  } else {
+    
+  }
+  _impl_.tablebase_ = tablebase;
+  // @@protoc_insertion_point(field_set_allocated:damone.v1.AnalyzePositionResponse.tablebase)
+}
+
+// -------------------------------------------------------------------
+
+// TablebaseVerdict
+
+// .damone.v1.TablebaseCategory category = 1 [json_name = "category"];
+inline void TablebaseVerdict::clear_category() {
+  _impl_.category_ = 0;
+}
+inline ::damone::v1::TablebaseCategory TablebaseVerdict::_internal_category() const {
+  return static_cast< ::damone::v1::TablebaseCategory >(_impl_.category_);
+}
+inline ::damone::v1::TablebaseCategory TablebaseVerdict::category() const {
+  // @@protoc_insertion_point(field_get:damone.v1.TablebaseVerdict.category)
+  return _internal_category();
+}
+inline void TablebaseVerdict::_internal_set_category(::damone::v1::TablebaseCategory value) {
+  
+  _impl_.category_ = value;
+}
+inline void TablebaseVerdict::set_category(::damone::v1::TablebaseCategory value) {
+  _internal_set_category(value);
+  // @@protoc_insertion_point(field_set:damone.v1.TablebaseVerdict.category)
+}
+
+// optional int32 dtc = 2 [json_name = "dtc"];
+inline bool TablebaseVerdict::_internal_has_dtc() const {
+  bool value = (_impl_._has_bits_[0] & 0x00000001u) != 0;
+  return value;
+}
+inline bool TablebaseVerdict::has_dtc() const {
+  return _internal_has_dtc();
+}
+inline void TablebaseVerdict::clear_dtc() {
+  _impl_.dtc_ = 0;
+  _impl_._has_bits_[0] &= ~0x00000001u;
+}
+inline int32_t TablebaseVerdict::_internal_dtc() const {
+  return _impl_.dtc_;
+}
+inline int32_t TablebaseVerdict::dtc() const {
+  // @@protoc_insertion_point(field_get:damone.v1.TablebaseVerdict.dtc)
+  return _internal_dtc();
+}
+inline void TablebaseVerdict::_internal_set_dtc(int32_t value) {
+  _impl_._has_bits_[0] |= 0x00000001u;
+  _impl_.dtc_ = value;
+}
+inline void TablebaseVerdict::set_dtc(int32_t value) {
+  _internal_set_dtc(value);
+  // @@protoc_insertion_point(field_set:damone.v1.TablebaseVerdict.dtc)
+}
+
+// optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];
+inline bool TablebaseVerdict::_internal_has_plies_to_spare() const {
+  bool value = (_impl_._has_bits_[0] & 0x00000002u) != 0;
+  return value;
+}
+inline bool TablebaseVerdict::has_plies_to_spare() const {
+  return _internal_has_plies_to_spare();
+}
+inline void TablebaseVerdict::clear_plies_to_spare() {
+  _impl_.plies_to_spare_ = 0;
+  _impl_._has_bits_[0] &= ~0x00000002u;
+}
+inline int32_t TablebaseVerdict::_internal_plies_to_spare() const {
+  return _impl_.plies_to_spare_;
+}
+inline int32_t TablebaseVerdict::plies_to_spare() const {
+  // @@protoc_insertion_point(field_get:damone.v1.TablebaseVerdict.plies_to_spare)
+  return _internal_plies_to_spare();
+}
+inline void TablebaseVerdict::_internal_set_plies_to_spare(int32_t value) {
+  _impl_._has_bits_[0] |= 0x00000002u;
+  _impl_.plies_to_spare_ = value;
+}
+inline void TablebaseVerdict::set_plies_to_spare(int32_t value) {
+  _internal_set_plies_to_spare(value);
+  // @@protoc_insertion_point(field_set:damone.v1.TablebaseVerdict.plies_to_spare)
+}
+
 // -------------------------------------------------------------------
 
 // AnalysisLine
@@ -2064,6 +2438,8 @@ inline Score::ValueCase Score::value_case() const {
 #ifdef __GNUC__
   #pragma GCC diagnostic pop
 #endif  // __GNUC__
+// -------------------------------------------------------------------
+
 // -------------------------------------------------------------------
 
 // -------------------------------------------------------------------

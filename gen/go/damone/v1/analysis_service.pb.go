@@ -198,7 +198,13 @@ type AnalyzePositionResponse struct {
 	BestMove *Move `protobuf:"bytes,7,opt,name=best_move,json=bestMove,proto3" json:"best_move,omitempty"`
 	// Set (on the only message, which is final) if and only if the game is
 	// over in the position: how it ended, as ListLegalMoves reports it.
-	Outcome       *Outcome `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *Outcome `protobuf:"bytes,8,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Set on every message when the server serves endgame tables holding
+	// the position (docs/engine.md, Endgame tablebases): the exact verdict
+	// for the side to move at the position's counter under the variant, as
+	// TablebaseService.ProbePosition gives it. Unset when the tables do not
+	// hold it, are still loading, or none are served.
+	Tablebase     *TablebaseVerdict `protobuf:"bytes,9,opt,name=tablebase,proto3" json:"tablebase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -289,6 +295,80 @@ func (x *AnalyzePositionResponse) GetOutcome() *Outcome {
 	return nil
 }
 
+func (x *AnalyzePositionResponse) GetTablebase() *TablebaseVerdict {
+	if x != nil {
+		return x.Tablebase
+	}
+	return nil
+}
+
+// What the endgame tables say of a position for its side to move.
+type TablebaseVerdict struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The category (UNKNOWN for a no-progress limit the tables are not
+	// exact for).
+	Category TablebaseCategory `protobuf:"varint,1,opt,name=category,proto3,enum=damone.v1.TablebaseCategory" json:"category,omitempty"`
+	// For WIN and LOSS: the plies to the next capture or promotion, or to
+	// the end of the game, under optimal play.
+	Dtc *int32 `protobuf:"varint,2,opt,name=dtc,proto3,oneof" json:"dtc,omitempty"`
+	// For WIN and LOSS under a no-progress limit: the limit minus the
+	// counter minus the DTC.
+	PliesToSpare  *int32 `protobuf:"varint,3,opt,name=plies_to_spare,json=pliesToSpare,proto3,oneof" json:"plies_to_spare,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TablebaseVerdict) Reset() {
+	*x = TablebaseVerdict{}
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TablebaseVerdict) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TablebaseVerdict) ProtoMessage() {}
+
+func (x *TablebaseVerdict) ProtoReflect() protoreflect.Message {
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TablebaseVerdict.ProtoReflect.Descriptor instead.
+func (*TablebaseVerdict) Descriptor() ([]byte, []int) {
+	return file_damone_v1_analysis_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TablebaseVerdict) GetCategory() TablebaseCategory {
+	if x != nil {
+		return x.Category
+	}
+	return TablebaseCategory_TABLEBASE_CATEGORY_UNSPECIFIED
+}
+
+func (x *TablebaseVerdict) GetDtc() int32 {
+	if x != nil && x.Dtc != nil {
+		return *x.Dtc
+	}
+	return 0
+}
+
+func (x *TablebaseVerdict) GetPliesToSpare() int32 {
+	if x != nil && x.PliesToSpare != nil {
+		return *x.PliesToSpare
+	}
+	return 0
+}
+
 // One principal variation: a score and the moves expected from both sides.
 type AnalysisLine struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -303,7 +383,7 @@ type AnalysisLine struct {
 
 func (x *AnalysisLine) Reset() {
 	*x = AnalysisLine{}
-	mi := &file_damone_v1_analysis_service_proto_msgTypes[2]
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -315,7 +395,7 @@ func (x *AnalysisLine) String() string {
 func (*AnalysisLine) ProtoMessage() {}
 
 func (x *AnalysisLine) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_analysis_service_proto_msgTypes[2]
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -328,7 +408,7 @@ func (x *AnalysisLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisLine.ProtoReflect.Descriptor instead.
 func (*AnalysisLine) Descriptor() ([]byte, []int) {
-	return file_damone_v1_analysis_service_proto_rawDescGZIP(), []int{2}
+	return file_damone_v1_analysis_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AnalysisLine) GetScore() *Score {
@@ -362,7 +442,7 @@ type Score struct {
 
 func (x *Score) Reset() {
 	*x = Score{}
-	mi := &file_damone_v1_analysis_service_proto_msgTypes[3]
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -374,7 +454,7 @@ func (x *Score) String() string {
 func (*Score) ProtoMessage() {}
 
 func (x *Score) ProtoReflect() protoreflect.Message {
-	mi := &file_damone_v1_analysis_service_proto_msgTypes[3]
+	mi := &file_damone_v1_analysis_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -387,7 +467,7 @@ func (x *Score) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Score.ProtoReflect.Descriptor instead.
 func (*Score) Descriptor() ([]byte, []int) {
-	return file_damone_v1_analysis_service_proto_rawDescGZIP(), []int{3}
+	return file_damone_v1_analysis_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Score) GetValue() isScore_Value {
@@ -454,7 +534,7 @@ var File_damone_v1_analysis_service_proto protoreflect.FileDescriptor
 
 const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\n" +
-	" damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n" +
+	" damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15damone/v1/board.proto\x1a\x17damone/v1/outcome.proto\x1a!damone/v1/tablebase_service.proto\x1a\x17damone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n" +
 	"\x16AnalyzePositionRequest\x12/\n" +
 	"\bposition\x18\x01 \x01(\v2\x13.damone.v1.PositionR\bposition\x12,\n" +
 	"\avariant\x18\x02 \x01(\v2\x12.damone.v1.VariantR\avariant\x12\x16\n" +
@@ -463,7 +543,7 @@ const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\tmove_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationH\x00R\bmoveTime\x12\x1c\n" +
 	"\binfinite\x18\x06 \x01(\bH\x00R\binfinite\x12\x14\n" +
 	"\x05lines\x18\a \x01(\x05R\x05linesB\a\n" +
-	"\x05limit\"\xc5\x02\n" +
+	"\x05limit\"\x80\x03\n" +
 	"\x17AnalyzePositionResponse\x12\x14\n" +
 	"\x05depth\x18\x01 \x01(\x05R\x05depth\x12\x14\n" +
 	"\x05nodes\x18\x02 \x01(\x03R\x05nodes\x12(\n" +
@@ -472,7 +552,14 @@ const file_damone_v1_analysis_service_proto_rawDesc = "" +
 	"\x05lines\x18\x05 \x03(\v2\x17.damone.v1.AnalysisLineR\x05lines\x12\x14\n" +
 	"\x05final\x18\x06 \x01(\bR\x05final\x12,\n" +
 	"\tbest_move\x18\a \x01(\v2\x0f.damone.v1.MoveR\bbestMove\x12,\n" +
-	"\aoutcome\x18\b \x01(\v2\x12.damone.v1.OutcomeR\aoutcome\"L\n" +
+	"\aoutcome\x18\b \x01(\v2\x12.damone.v1.OutcomeR\aoutcome\x129\n" +
+	"\ttablebase\x18\t \x01(\v2\x1b.damone.v1.TablebaseVerdictR\ttablebase\"\xa9\x01\n" +
+	"\x10TablebaseVerdict\x128\n" +
+	"\bcategory\x18\x01 \x01(\x0e2\x1c.damone.v1.TablebaseCategoryR\bcategory\x12\x15\n" +
+	"\x03dtc\x18\x02 \x01(\x05H\x00R\x03dtc\x88\x01\x01\x12)\n" +
+	"\x0eplies_to_spare\x18\x03 \x01(\x05H\x01R\fpliesToSpare\x88\x01\x01B\x06\n" +
+	"\x04_dtcB\x11\n" +
+	"\x0f_plies_to_spare\"L\n" +
 	"\fAnalysisLine\x12&\n" +
 	"\x05score\x18\x01 \x01(\v2\x10.damone.v1.ScoreR\x05score\x12\x14\n" +
 	"\x05moves\x18\x02 \x03(\tR\x05moves\"\x80\x01\n" +
@@ -497,34 +584,38 @@ func file_damone_v1_analysis_service_proto_rawDescGZIP() []byte {
 	return file_damone_v1_analysis_service_proto_rawDescData
 }
 
-var file_damone_v1_analysis_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_damone_v1_analysis_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_damone_v1_analysis_service_proto_goTypes = []any{
 	(*AnalyzePositionRequest)(nil),  // 0: damone.v1.AnalyzePositionRequest
 	(*AnalyzePositionResponse)(nil), // 1: damone.v1.AnalyzePositionResponse
-	(*AnalysisLine)(nil),            // 2: damone.v1.AnalysisLine
-	(*Score)(nil),                   // 3: damone.v1.Score
-	(*Position)(nil),                // 4: damone.v1.Position
-	(*Variant)(nil),                 // 5: damone.v1.Variant
-	(*durationpb.Duration)(nil),     // 6: google.protobuf.Duration
-	(*Move)(nil),                    // 7: damone.v1.Move
-	(*Outcome)(nil),                 // 8: damone.v1.Outcome
+	(*TablebaseVerdict)(nil),        // 2: damone.v1.TablebaseVerdict
+	(*AnalysisLine)(nil),            // 3: damone.v1.AnalysisLine
+	(*Score)(nil),                   // 4: damone.v1.Score
+	(*Position)(nil),                // 5: damone.v1.Position
+	(*Variant)(nil),                 // 6: damone.v1.Variant
+	(*durationpb.Duration)(nil),     // 7: google.protobuf.Duration
+	(*Move)(nil),                    // 8: damone.v1.Move
+	(*Outcome)(nil),                 // 9: damone.v1.Outcome
+	(TablebaseCategory)(0),          // 10: damone.v1.TablebaseCategory
 }
 var file_damone_v1_analysis_service_proto_depIdxs = []int32{
-	4, // 0: damone.v1.AnalyzePositionRequest.position:type_name -> damone.v1.Position
-	5, // 1: damone.v1.AnalyzePositionRequest.variant:type_name -> damone.v1.Variant
-	6, // 2: damone.v1.AnalyzePositionRequest.move_time:type_name -> google.protobuf.Duration
-	6, // 3: damone.v1.AnalyzePositionResponse.elapsed:type_name -> google.protobuf.Duration
-	2, // 4: damone.v1.AnalyzePositionResponse.lines:type_name -> damone.v1.AnalysisLine
-	7, // 5: damone.v1.AnalyzePositionResponse.best_move:type_name -> damone.v1.Move
-	8, // 6: damone.v1.AnalyzePositionResponse.outcome:type_name -> damone.v1.Outcome
-	3, // 7: damone.v1.AnalysisLine.score:type_name -> damone.v1.Score
-	0, // 8: damone.v1.AnalysisService.AnalyzePosition:input_type -> damone.v1.AnalyzePositionRequest
-	1, // 9: damone.v1.AnalysisService.AnalyzePosition:output_type -> damone.v1.AnalyzePositionResponse
-	9, // [9:10] is the sub-list for method output_type
-	8, // [8:9] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	5,  // 0: damone.v1.AnalyzePositionRequest.position:type_name -> damone.v1.Position
+	6,  // 1: damone.v1.AnalyzePositionRequest.variant:type_name -> damone.v1.Variant
+	7,  // 2: damone.v1.AnalyzePositionRequest.move_time:type_name -> google.protobuf.Duration
+	7,  // 3: damone.v1.AnalyzePositionResponse.elapsed:type_name -> google.protobuf.Duration
+	3,  // 4: damone.v1.AnalyzePositionResponse.lines:type_name -> damone.v1.AnalysisLine
+	8,  // 5: damone.v1.AnalyzePositionResponse.best_move:type_name -> damone.v1.Move
+	9,  // 6: damone.v1.AnalyzePositionResponse.outcome:type_name -> damone.v1.Outcome
+	2,  // 7: damone.v1.AnalyzePositionResponse.tablebase:type_name -> damone.v1.TablebaseVerdict
+	10, // 8: damone.v1.TablebaseVerdict.category:type_name -> damone.v1.TablebaseCategory
+	4,  // 9: damone.v1.AnalysisLine.score:type_name -> damone.v1.Score
+	0,  // 10: damone.v1.AnalysisService.AnalyzePosition:input_type -> damone.v1.AnalyzePositionRequest
+	1,  // 11: damone.v1.AnalysisService.AnalyzePosition:output_type -> damone.v1.AnalyzePositionResponse
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_damone_v1_analysis_service_proto_init() }
@@ -534,6 +625,7 @@ func file_damone_v1_analysis_service_proto_init() {
 	}
 	file_damone_v1_board_proto_init()
 	file_damone_v1_outcome_proto_init()
+	file_damone_v1_tablebase_service_proto_init()
 	file_damone_v1_variant_proto_init()
 	file_damone_v1_analysis_service_proto_msgTypes[0].OneofWrappers = []any{
 		(*AnalyzePositionRequest_Depth)(nil),
@@ -541,7 +633,8 @@ func file_damone_v1_analysis_service_proto_init() {
 		(*AnalyzePositionRequest_MoveTime)(nil),
 		(*AnalyzePositionRequest_Infinite)(nil),
 	}
-	file_damone_v1_analysis_service_proto_msgTypes[3].OneofWrappers = []any{
+	file_damone_v1_analysis_service_proto_msgTypes[2].OneofWrappers = []any{}
+	file_damone_v1_analysis_service_proto_msgTypes[4].OneofWrappers = []any{
 		(*Score_Centipedines)(nil),
 		(*Score_WinInPlies)(nil),
 		(*Score_LossInPlies)(nil),
@@ -552,7 +645,7 @@ func file_damone_v1_analysis_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_damone_v1_analysis_service_proto_rawDesc), len(file_damone_v1_analysis_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2021,6 +2021,45 @@ public final class AnalysisServiceOuterClass {
      * <code>.damone.v1.Outcome outcome = 8 [json_name = "outcome"];</code>
      */
     damone.v1.OutcomeOuterClass.OutcomeOrBuilder getOutcomeOrBuilder();
+
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     * @return Whether the tablebase field is set.
+     */
+    boolean hasTablebase();
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     * @return The tablebase.
+     */
+    damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getTablebase();
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     */
+    damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder getTablebaseOrBuilder();
   }
   /**
    * <pre>
@@ -2313,6 +2352,56 @@ public final class AnalysisServiceOuterClass {
       return outcome_ == null ? damone.v1.OutcomeOuterClass.Outcome.getDefaultInstance() : outcome_;
     }
 
+    public static final int TABLEBASE_FIELD_NUMBER = 9;
+    private damone.v1.AnalysisServiceOuterClass.TablebaseVerdict tablebase_;
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     * @return Whether the tablebase field is set.
+     */
+    @java.lang.Override
+    public boolean hasTablebase() {
+      return tablebase_ != null;
+    }
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     * @return The tablebase.
+     */
+    @java.lang.Override
+    public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getTablebase() {
+      return tablebase_ == null ? damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance() : tablebase_;
+    }
+    /**
+     * <pre>
+     * Set on every message when the server serves endgame tables holding
+     * the position (docs/engine.md, Endgame tablebases): the exact verdict
+     * for the side to move at the position's counter under the variant, as
+     * TablebaseService.ProbePosition gives it. Unset when the tables do not
+     * hold it, are still loading, or none are served.
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+     */
+    @java.lang.Override
+    public damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder getTablebaseOrBuilder() {
+      return tablebase_ == null ? damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance() : tablebase_;
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -2350,6 +2439,9 @@ public final class AnalysisServiceOuterClass {
       }
       if (outcome_ != null) {
         output.writeMessage(8, getOutcome());
+      }
+      if (tablebase_ != null) {
+        output.writeMessage(9, getTablebase());
       }
       getUnknownFields().writeTo(output);
     }
@@ -2392,6 +2484,10 @@ public final class AnalysisServiceOuterClass {
         size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(8, getOutcome());
       }
+      if (tablebase_ != null) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeMessageSize(9, getTablebase());
+      }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
       return size;
@@ -2432,6 +2528,11 @@ public final class AnalysisServiceOuterClass {
         if (!getOutcome()
             .equals(other.getOutcome())) return false;
       }
+      if (hasTablebase() != other.hasTablebase()) return false;
+      if (hasTablebase()) {
+        if (!getTablebase()
+            .equals(other.getTablebase())) return false;
+      }
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -2469,6 +2570,10 @@ public final class AnalysisServiceOuterClass {
       if (hasOutcome()) {
         hash = (37 * hash) + OUTCOME_FIELD_NUMBER;
         hash = (53 * hash) + getOutcome().hashCode();
+      }
+      if (hasTablebase()) {
+        hash = (37 * hash) + TABLEBASE_FIELD_NUMBER;
+        hash = (53 * hash) + getTablebase().hashCode();
       }
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
@@ -2629,6 +2734,11 @@ public final class AnalysisServiceOuterClass {
           outcomeBuilder_.dispose();
           outcomeBuilder_ = null;
         }
+        tablebase_ = null;
+        if (tablebaseBuilder_ != null) {
+          tablebaseBuilder_.dispose();
+          tablebaseBuilder_ = null;
+        }
         return this;
       }
 
@@ -2701,6 +2811,11 @@ public final class AnalysisServiceOuterClass {
           result.outcome_ = outcomeBuilder_ == null
               ? outcome_
               : outcomeBuilder_.build();
+        }
+        if (((from_bitField0_ & 0x00000100) != 0)) {
+          result.tablebase_ = tablebaseBuilder_ == null
+              ? tablebase_
+              : tablebaseBuilder_.build();
         }
       }
 
@@ -2795,6 +2910,9 @@ public final class AnalysisServiceOuterClass {
         if (other.hasOutcome()) {
           mergeOutcome(other.getOutcome());
         }
+        if (other.hasTablebase()) {
+          mergeTablebase(other.getTablebase());
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -2875,6 +2993,13 @@ public final class AnalysisServiceOuterClass {
                 bitField0_ |= 0x00000080;
                 break;
               } // case 66
+              case 74: {
+                input.readMessage(
+                    getTablebaseFieldBuilder().getBuilder(),
+                    extensionRegistry);
+                bitField0_ |= 0x00000100;
+                break;
+              } // case 74
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -3880,6 +4005,197 @@ public final class AnalysisServiceOuterClass {
         }
         return outcomeBuilder_;
       }
+
+      private damone.v1.AnalysisServiceOuterClass.TablebaseVerdict tablebase_;
+      private com.google.protobuf.SingleFieldBuilderV3<
+          damone.v1.AnalysisServiceOuterClass.TablebaseVerdict, damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder, damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder> tablebaseBuilder_;
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       * @return Whether the tablebase field is set.
+       */
+      public boolean hasTablebase() {
+        return ((bitField0_ & 0x00000100) != 0);
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       * @return The tablebase.
+       */
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getTablebase() {
+        if (tablebaseBuilder_ == null) {
+          return tablebase_ == null ? damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance() : tablebase_;
+        } else {
+          return tablebaseBuilder_.getMessage();
+        }
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public Builder setTablebase(damone.v1.AnalysisServiceOuterClass.TablebaseVerdict value) {
+        if (tablebaseBuilder_ == null) {
+          if (value == null) {
+            throw new NullPointerException();
+          }
+          tablebase_ = value;
+        } else {
+          tablebaseBuilder_.setMessage(value);
+        }
+        bitField0_ |= 0x00000100;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public Builder setTablebase(
+          damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder builderForValue) {
+        if (tablebaseBuilder_ == null) {
+          tablebase_ = builderForValue.build();
+        } else {
+          tablebaseBuilder_.setMessage(builderForValue.build());
+        }
+        bitField0_ |= 0x00000100;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public Builder mergeTablebase(damone.v1.AnalysisServiceOuterClass.TablebaseVerdict value) {
+        if (tablebaseBuilder_ == null) {
+          if (((bitField0_ & 0x00000100) != 0) &&
+            tablebase_ != null &&
+            tablebase_ != damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance()) {
+            getTablebaseBuilder().mergeFrom(value);
+          } else {
+            tablebase_ = value;
+          }
+        } else {
+          tablebaseBuilder_.mergeFrom(value);
+        }
+        bitField0_ |= 0x00000100;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public Builder clearTablebase() {
+        bitField0_ = (bitField0_ & ~0x00000100);
+        tablebase_ = null;
+        if (tablebaseBuilder_ != null) {
+          tablebaseBuilder_.dispose();
+          tablebaseBuilder_ = null;
+        }
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder getTablebaseBuilder() {
+        bitField0_ |= 0x00000100;
+        onChanged();
+        return getTablebaseFieldBuilder().getBuilder();
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder getTablebaseOrBuilder() {
+        if (tablebaseBuilder_ != null) {
+          return tablebaseBuilder_.getMessageOrBuilder();
+        } else {
+          return tablebase_ == null ?
+              damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance() : tablebase_;
+        }
+      }
+      /**
+       * <pre>
+       * Set on every message when the server serves endgame tables holding
+       * the position (docs/engine.md, Endgame tablebases): the exact verdict
+       * for the side to move at the position's counter under the variant, as
+       * TablebaseService.ProbePosition gives it. Unset when the tables do not
+       * hold it, are still loading, or none are served.
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseVerdict tablebase = 9 [json_name = "tablebase"];</code>
+       */
+      private com.google.protobuf.SingleFieldBuilderV3<
+          damone.v1.AnalysisServiceOuterClass.TablebaseVerdict, damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder, damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder> 
+          getTablebaseFieldBuilder() {
+        if (tablebaseBuilder_ == null) {
+          tablebaseBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+              damone.v1.AnalysisServiceOuterClass.TablebaseVerdict, damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder, damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder>(
+                  getTablebase(),
+                  getParentForChildren(),
+                  isClean());
+          tablebase_ = null;
+        }
+        return tablebaseBuilder_;
+      }
       @java.lang.Override
       public final Builder setUnknownFields(
           final com.google.protobuf.UnknownFieldSet unknownFields) {
@@ -3939,6 +4255,852 @@ public final class AnalysisServiceOuterClass {
 
     @java.lang.Override
     public damone.v1.AnalysisServiceOuterClass.AnalyzePositionResponse getDefaultInstanceForType() {
+      return DEFAULT_INSTANCE;
+    }
+
+  }
+
+  public interface TablebaseVerdictOrBuilder extends
+      // @@protoc_insertion_point(interface_extends:damone.v1.TablebaseVerdict)
+      com.google.protobuf.MessageOrBuilder {
+
+    /**
+     * <pre>
+     * The category (UNKNOWN for a no-progress limit the tables are not
+     * exact for).
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+     * @return The enum numeric value on the wire for category.
+     */
+    int getCategoryValue();
+    /**
+     * <pre>
+     * The category (UNKNOWN for a no-progress limit the tables are not
+     * exact for).
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+     * @return The category.
+     */
+    damone.v1.TablebaseServiceOuterClass.TablebaseCategory getCategory();
+
+    /**
+     * <pre>
+     * For WIN and LOSS: the plies to the next capture or promotion, or to
+     * the end of the game, under optimal play.
+     * </pre>
+     *
+     * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+     * @return Whether the dtc field is set.
+     */
+    boolean hasDtc();
+    /**
+     * <pre>
+     * For WIN and LOSS: the plies to the next capture or promotion, or to
+     * the end of the game, under optimal play.
+     * </pre>
+     *
+     * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+     * @return The dtc.
+     */
+    int getDtc();
+
+    /**
+     * <pre>
+     * For WIN and LOSS under a no-progress limit: the limit minus the
+     * counter minus the DTC.
+     * </pre>
+     *
+     * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+     * @return Whether the pliesToSpare field is set.
+     */
+    boolean hasPliesToSpare();
+    /**
+     * <pre>
+     * For WIN and LOSS under a no-progress limit: the limit minus the
+     * counter minus the DTC.
+     * </pre>
+     *
+     * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+     * @return The pliesToSpare.
+     */
+    int getPliesToSpare();
+  }
+  /**
+   * <pre>
+   * What the endgame tables say of a position for its side to move.
+   * </pre>
+   *
+   * Protobuf type {@code damone.v1.TablebaseVerdict}
+   */
+  public static final class TablebaseVerdict extends
+      com.google.protobuf.GeneratedMessageV3 implements
+      // @@protoc_insertion_point(message_implements:damone.v1.TablebaseVerdict)
+      TablebaseVerdictOrBuilder {
+  private static final long serialVersionUID = 0L;
+    // Use TablebaseVerdict.newBuilder() to construct.
+    private TablebaseVerdict(com.google.protobuf.GeneratedMessageV3.Builder<?> builder) {
+      super(builder);
+    }
+    private TablebaseVerdict() {
+      category_ = 0;
+    }
+
+    @java.lang.Override
+    @SuppressWarnings({"unused"})
+    protected java.lang.Object newInstance(
+        UnusedPrivateParameter unused) {
+      return new TablebaseVerdict();
+    }
+
+    @java.lang.Override
+    public final com.google.protobuf.UnknownFieldSet
+    getUnknownFields() {
+      return this.unknownFields;
+    }
+    public static final com.google.protobuf.Descriptors.Descriptor
+        getDescriptor() {
+      return damone.v1.AnalysisServiceOuterClass.internal_static_damone_v1_TablebaseVerdict_descriptor;
+    }
+
+    @java.lang.Override
+    protected com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+        internalGetFieldAccessorTable() {
+      return damone.v1.AnalysisServiceOuterClass.internal_static_damone_v1_TablebaseVerdict_fieldAccessorTable
+          .ensureFieldAccessorsInitialized(
+              damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.class, damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder.class);
+    }
+
+    private int bitField0_;
+    public static final int CATEGORY_FIELD_NUMBER = 1;
+    private int category_ = 0;
+    /**
+     * <pre>
+     * The category (UNKNOWN for a no-progress limit the tables are not
+     * exact for).
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+     * @return The enum numeric value on the wire for category.
+     */
+    @java.lang.Override public int getCategoryValue() {
+      return category_;
+    }
+    /**
+     * <pre>
+     * The category (UNKNOWN for a no-progress limit the tables are not
+     * exact for).
+     * </pre>
+     *
+     * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+     * @return The category.
+     */
+    @java.lang.Override public damone.v1.TablebaseServiceOuterClass.TablebaseCategory getCategory() {
+      damone.v1.TablebaseServiceOuterClass.TablebaseCategory result = damone.v1.TablebaseServiceOuterClass.TablebaseCategory.forNumber(category_);
+      return result == null ? damone.v1.TablebaseServiceOuterClass.TablebaseCategory.UNRECOGNIZED : result;
+    }
+
+    public static final int DTC_FIELD_NUMBER = 2;
+    private int dtc_ = 0;
+    /**
+     * <pre>
+     * For WIN and LOSS: the plies to the next capture or promotion, or to
+     * the end of the game, under optimal play.
+     * </pre>
+     *
+     * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+     * @return Whether the dtc field is set.
+     */
+    @java.lang.Override
+    public boolean hasDtc() {
+      return ((bitField0_ & 0x00000001) != 0);
+    }
+    /**
+     * <pre>
+     * For WIN and LOSS: the plies to the next capture or promotion, or to
+     * the end of the game, under optimal play.
+     * </pre>
+     *
+     * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+     * @return The dtc.
+     */
+    @java.lang.Override
+    public int getDtc() {
+      return dtc_;
+    }
+
+    public static final int PLIES_TO_SPARE_FIELD_NUMBER = 3;
+    private int pliesToSpare_ = 0;
+    /**
+     * <pre>
+     * For WIN and LOSS under a no-progress limit: the limit minus the
+     * counter minus the DTC.
+     * </pre>
+     *
+     * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+     * @return Whether the pliesToSpare field is set.
+     */
+    @java.lang.Override
+    public boolean hasPliesToSpare() {
+      return ((bitField0_ & 0x00000002) != 0);
+    }
+    /**
+     * <pre>
+     * For WIN and LOSS under a no-progress limit: the limit minus the
+     * counter minus the DTC.
+     * </pre>
+     *
+     * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+     * @return The pliesToSpare.
+     */
+    @java.lang.Override
+    public int getPliesToSpare() {
+      return pliesToSpare_;
+    }
+
+    private byte memoizedIsInitialized = -1;
+    @java.lang.Override
+    public final boolean isInitialized() {
+      byte isInitialized = memoizedIsInitialized;
+      if (isInitialized == 1) return true;
+      if (isInitialized == 0) return false;
+
+      memoizedIsInitialized = 1;
+      return true;
+    }
+
+    @java.lang.Override
+    public void writeTo(com.google.protobuf.CodedOutputStream output)
+                        throws java.io.IOException {
+      if (category_ != damone.v1.TablebaseServiceOuterClass.TablebaseCategory.TABLEBASE_CATEGORY_UNSPECIFIED.getNumber()) {
+        output.writeEnum(1, category_);
+      }
+      if (((bitField0_ & 0x00000001) != 0)) {
+        output.writeInt32(2, dtc_);
+      }
+      if (((bitField0_ & 0x00000002) != 0)) {
+        output.writeInt32(3, pliesToSpare_);
+      }
+      getUnknownFields().writeTo(output);
+    }
+
+    @java.lang.Override
+    public int getSerializedSize() {
+      int size = memoizedSize;
+      if (size != -1) return size;
+
+      size = 0;
+      if (category_ != damone.v1.TablebaseServiceOuterClass.TablebaseCategory.TABLEBASE_CATEGORY_UNSPECIFIED.getNumber()) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeEnumSize(1, category_);
+      }
+      if (((bitField0_ & 0x00000001) != 0)) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeInt32Size(2, dtc_);
+      }
+      if (((bitField0_ & 0x00000002) != 0)) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeInt32Size(3, pliesToSpare_);
+      }
+      size += getUnknownFields().getSerializedSize();
+      memoizedSize = size;
+      return size;
+    }
+
+    @java.lang.Override
+    public boolean equals(final java.lang.Object obj) {
+      if (obj == this) {
+       return true;
+      }
+      if (!(obj instanceof damone.v1.AnalysisServiceOuterClass.TablebaseVerdict)) {
+        return super.equals(obj);
+      }
+      damone.v1.AnalysisServiceOuterClass.TablebaseVerdict other = (damone.v1.AnalysisServiceOuterClass.TablebaseVerdict) obj;
+
+      if (category_ != other.category_) return false;
+      if (hasDtc() != other.hasDtc()) return false;
+      if (hasDtc()) {
+        if (getDtc()
+            != other.getDtc()) return false;
+      }
+      if (hasPliesToSpare() != other.hasPliesToSpare()) return false;
+      if (hasPliesToSpare()) {
+        if (getPliesToSpare()
+            != other.getPliesToSpare()) return false;
+      }
+      if (!getUnknownFields().equals(other.getUnknownFields())) return false;
+      return true;
+    }
+
+    @java.lang.Override
+    public int hashCode() {
+      if (memoizedHashCode != 0) {
+        return memoizedHashCode;
+      }
+      int hash = 41;
+      hash = (19 * hash) + getDescriptor().hashCode();
+      hash = (37 * hash) + CATEGORY_FIELD_NUMBER;
+      hash = (53 * hash) + category_;
+      if (hasDtc()) {
+        hash = (37 * hash) + DTC_FIELD_NUMBER;
+        hash = (53 * hash) + getDtc();
+      }
+      if (hasPliesToSpare()) {
+        hash = (37 * hash) + PLIES_TO_SPARE_FIELD_NUMBER;
+        hash = (53 * hash) + getPliesToSpare();
+      }
+      hash = (29 * hash) + getUnknownFields().hashCode();
+      memoizedHashCode = hash;
+      return hash;
+    }
+
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        java.nio.ByteBuffer data)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        java.nio.ByteBuffer data,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data, extensionRegistry);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        com.google.protobuf.ByteString data)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        com.google.protobuf.ByteString data,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data, extensionRegistry);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(byte[] data)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        byte[] data,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws com.google.protobuf.InvalidProtocolBufferException {
+      return PARSER.parseFrom(data, extensionRegistry);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(java.io.InputStream input)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseWithIOException(PARSER, input);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        java.io.InputStream input,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseWithIOException(PARSER, input, extensionRegistry);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseDelimitedFrom(java.io.InputStream input)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseDelimitedWithIOException(PARSER, input);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseDelimitedFrom(
+        java.io.InputStream input,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseDelimitedWithIOException(PARSER, input, extensionRegistry);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        com.google.protobuf.CodedInputStream input)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseWithIOException(PARSER, input);
+    }
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict parseFrom(
+        com.google.protobuf.CodedInputStream input,
+        com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+        throws java.io.IOException {
+      return com.google.protobuf.GeneratedMessageV3
+          .parseWithIOException(PARSER, input, extensionRegistry);
+    }
+
+    @java.lang.Override
+    public Builder newBuilderForType() { return newBuilder(); }
+    public static Builder newBuilder() {
+      return DEFAULT_INSTANCE.toBuilder();
+    }
+    public static Builder newBuilder(damone.v1.AnalysisServiceOuterClass.TablebaseVerdict prototype) {
+      return DEFAULT_INSTANCE.toBuilder().mergeFrom(prototype);
+    }
+    @java.lang.Override
+    public Builder toBuilder() {
+      return this == DEFAULT_INSTANCE
+          ? new Builder() : new Builder().mergeFrom(this);
+    }
+
+    @java.lang.Override
+    protected Builder newBuilderForType(
+        com.google.protobuf.GeneratedMessageV3.BuilderParent parent) {
+      Builder builder = new Builder(parent);
+      return builder;
+    }
+    /**
+     * <pre>
+     * What the endgame tables say of a position for its side to move.
+     * </pre>
+     *
+     * Protobuf type {@code damone.v1.TablebaseVerdict}
+     */
+    public static final class Builder extends
+        com.google.protobuf.GeneratedMessageV3.Builder<Builder> implements
+        // @@protoc_insertion_point(builder_implements:damone.v1.TablebaseVerdict)
+        damone.v1.AnalysisServiceOuterClass.TablebaseVerdictOrBuilder {
+      public static final com.google.protobuf.Descriptors.Descriptor
+          getDescriptor() {
+        return damone.v1.AnalysisServiceOuterClass.internal_static_damone_v1_TablebaseVerdict_descriptor;
+      }
+
+      @java.lang.Override
+      protected com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+          internalGetFieldAccessorTable() {
+        return damone.v1.AnalysisServiceOuterClass.internal_static_damone_v1_TablebaseVerdict_fieldAccessorTable
+            .ensureFieldAccessorsInitialized(
+                damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.class, damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.Builder.class);
+      }
+
+      // Construct using damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.newBuilder()
+      private Builder() {
+
+      }
+
+      private Builder(
+          com.google.protobuf.GeneratedMessageV3.BuilderParent parent) {
+        super(parent);
+
+      }
+      @java.lang.Override
+      public Builder clear() {
+        super.clear();
+        bitField0_ = 0;
+        category_ = 0;
+        dtc_ = 0;
+        pliesToSpare_ = 0;
+        return this;
+      }
+
+      @java.lang.Override
+      public com.google.protobuf.Descriptors.Descriptor
+          getDescriptorForType() {
+        return damone.v1.AnalysisServiceOuterClass.internal_static_damone_v1_TablebaseVerdict_descriptor;
+      }
+
+      @java.lang.Override
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getDefaultInstanceForType() {
+        return damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance();
+      }
+
+      @java.lang.Override
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict build() {
+        damone.v1.AnalysisServiceOuterClass.TablebaseVerdict result = buildPartial();
+        if (!result.isInitialized()) {
+          throw newUninitializedMessageException(result);
+        }
+        return result;
+      }
+
+      @java.lang.Override
+      public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict buildPartial() {
+        damone.v1.AnalysisServiceOuterClass.TablebaseVerdict result = new damone.v1.AnalysisServiceOuterClass.TablebaseVerdict(this);
+        if (bitField0_ != 0) { buildPartial0(result); }
+        onBuilt();
+        return result;
+      }
+
+      private void buildPartial0(damone.v1.AnalysisServiceOuterClass.TablebaseVerdict result) {
+        int from_bitField0_ = bitField0_;
+        if (((from_bitField0_ & 0x00000001) != 0)) {
+          result.category_ = category_;
+        }
+        int to_bitField0_ = 0;
+        if (((from_bitField0_ & 0x00000002) != 0)) {
+          result.dtc_ = dtc_;
+          to_bitField0_ |= 0x00000001;
+        }
+        if (((from_bitField0_ & 0x00000004) != 0)) {
+          result.pliesToSpare_ = pliesToSpare_;
+          to_bitField0_ |= 0x00000002;
+        }
+        result.bitField0_ |= to_bitField0_;
+      }
+
+      @java.lang.Override
+      public Builder clone() {
+        return super.clone();
+      }
+      @java.lang.Override
+      public Builder setField(
+          com.google.protobuf.Descriptors.FieldDescriptor field,
+          java.lang.Object value) {
+        return super.setField(field, value);
+      }
+      @java.lang.Override
+      public Builder clearField(
+          com.google.protobuf.Descriptors.FieldDescriptor field) {
+        return super.clearField(field);
+      }
+      @java.lang.Override
+      public Builder clearOneof(
+          com.google.protobuf.Descriptors.OneofDescriptor oneof) {
+        return super.clearOneof(oneof);
+      }
+      @java.lang.Override
+      public Builder setRepeatedField(
+          com.google.protobuf.Descriptors.FieldDescriptor field,
+          int index, java.lang.Object value) {
+        return super.setRepeatedField(field, index, value);
+      }
+      @java.lang.Override
+      public Builder addRepeatedField(
+          com.google.protobuf.Descriptors.FieldDescriptor field,
+          java.lang.Object value) {
+        return super.addRepeatedField(field, value);
+      }
+      @java.lang.Override
+      public Builder mergeFrom(com.google.protobuf.Message other) {
+        if (other instanceof damone.v1.AnalysisServiceOuterClass.TablebaseVerdict) {
+          return mergeFrom((damone.v1.AnalysisServiceOuterClass.TablebaseVerdict)other);
+        } else {
+          super.mergeFrom(other);
+          return this;
+        }
+      }
+
+      public Builder mergeFrom(damone.v1.AnalysisServiceOuterClass.TablebaseVerdict other) {
+        if (other == damone.v1.AnalysisServiceOuterClass.TablebaseVerdict.getDefaultInstance()) return this;
+        if (other.category_ != 0) {
+          setCategoryValue(other.getCategoryValue());
+        }
+        if (other.hasDtc()) {
+          setDtc(other.getDtc());
+        }
+        if (other.hasPliesToSpare()) {
+          setPliesToSpare(other.getPliesToSpare());
+        }
+        this.mergeUnknownFields(other.getUnknownFields());
+        onChanged();
+        return this;
+      }
+
+      @java.lang.Override
+      public final boolean isInitialized() {
+        return true;
+      }
+
+      @java.lang.Override
+      public Builder mergeFrom(
+          com.google.protobuf.CodedInputStream input,
+          com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+          throws java.io.IOException {
+        if (extensionRegistry == null) {
+          throw new java.lang.NullPointerException();
+        }
+        try {
+          boolean done = false;
+          while (!done) {
+            int tag = input.readTag();
+            switch (tag) {
+              case 0:
+                done = true;
+                break;
+              case 8: {
+                category_ = input.readEnum();
+                bitField0_ |= 0x00000001;
+                break;
+              } // case 8
+              case 16: {
+                dtc_ = input.readInt32();
+                bitField0_ |= 0x00000002;
+                break;
+              } // case 16
+              case 24: {
+                pliesToSpare_ = input.readInt32();
+                bitField0_ |= 0x00000004;
+                break;
+              } // case 24
+              default: {
+                if (!super.parseUnknownField(input, extensionRegistry, tag)) {
+                  done = true; // was an endgroup tag
+                }
+                break;
+              } // default:
+            } // switch (tag)
+          } // while (!done)
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+          throw e.unwrapIOException();
+        } finally {
+          onChanged();
+        } // finally
+        return this;
+      }
+      private int bitField0_;
+
+      private int category_ = 0;
+      /**
+       * <pre>
+       * The category (UNKNOWN for a no-progress limit the tables are not
+       * exact for).
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+       * @return The enum numeric value on the wire for category.
+       */
+      @java.lang.Override public int getCategoryValue() {
+        return category_;
+      }
+      /**
+       * <pre>
+       * The category (UNKNOWN for a no-progress limit the tables are not
+       * exact for).
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+       * @param value The enum numeric value on the wire for category to set.
+       * @return This builder for chaining.
+       */
+      public Builder setCategoryValue(int value) {
+        category_ = value;
+        bitField0_ |= 0x00000001;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The category (UNKNOWN for a no-progress limit the tables are not
+       * exact for).
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+       * @return The category.
+       */
+      @java.lang.Override
+      public damone.v1.TablebaseServiceOuterClass.TablebaseCategory getCategory() {
+        damone.v1.TablebaseServiceOuterClass.TablebaseCategory result = damone.v1.TablebaseServiceOuterClass.TablebaseCategory.forNumber(category_);
+        return result == null ? damone.v1.TablebaseServiceOuterClass.TablebaseCategory.UNRECOGNIZED : result;
+      }
+      /**
+       * <pre>
+       * The category (UNKNOWN for a no-progress limit the tables are not
+       * exact for).
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+       * @param value The category to set.
+       * @return This builder for chaining.
+       */
+      public Builder setCategory(damone.v1.TablebaseServiceOuterClass.TablebaseCategory value) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        bitField0_ |= 0x00000001;
+        category_ = value.getNumber();
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The category (UNKNOWN for a no-progress limit the tables are not
+       * exact for).
+       * </pre>
+       *
+       * <code>.damone.v1.TablebaseCategory category = 1 [json_name = "category"];</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearCategory() {
+        bitField0_ = (bitField0_ & ~0x00000001);
+        category_ = 0;
+        onChanged();
+        return this;
+      }
+
+      private int dtc_ ;
+      /**
+       * <pre>
+       * For WIN and LOSS: the plies to the next capture or promotion, or to
+       * the end of the game, under optimal play.
+       * </pre>
+       *
+       * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+       * @return Whether the dtc field is set.
+       */
+      @java.lang.Override
+      public boolean hasDtc() {
+        return ((bitField0_ & 0x00000002) != 0);
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS: the plies to the next capture or promotion, or to
+       * the end of the game, under optimal play.
+       * </pre>
+       *
+       * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+       * @return The dtc.
+       */
+      @java.lang.Override
+      public int getDtc() {
+        return dtc_;
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS: the plies to the next capture or promotion, or to
+       * the end of the game, under optimal play.
+       * </pre>
+       *
+       * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+       * @param value The dtc to set.
+       * @return This builder for chaining.
+       */
+      public Builder setDtc(int value) {
+        
+        dtc_ = value;
+        bitField0_ |= 0x00000002;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS: the plies to the next capture or promotion, or to
+       * the end of the game, under optimal play.
+       * </pre>
+       *
+       * <code>optional int32 dtc = 2 [json_name = "dtc"];</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearDtc() {
+        bitField0_ = (bitField0_ & ~0x00000002);
+        dtc_ = 0;
+        onChanged();
+        return this;
+      }
+
+      private int pliesToSpare_ ;
+      /**
+       * <pre>
+       * For WIN and LOSS under a no-progress limit: the limit minus the
+       * counter minus the DTC.
+       * </pre>
+       *
+       * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+       * @return Whether the pliesToSpare field is set.
+       */
+      @java.lang.Override
+      public boolean hasPliesToSpare() {
+        return ((bitField0_ & 0x00000004) != 0);
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS under a no-progress limit: the limit minus the
+       * counter minus the DTC.
+       * </pre>
+       *
+       * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+       * @return The pliesToSpare.
+       */
+      @java.lang.Override
+      public int getPliesToSpare() {
+        return pliesToSpare_;
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS under a no-progress limit: the limit minus the
+       * counter minus the DTC.
+       * </pre>
+       *
+       * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+       * @param value The pliesToSpare to set.
+       * @return This builder for chaining.
+       */
+      public Builder setPliesToSpare(int value) {
+        
+        pliesToSpare_ = value;
+        bitField0_ |= 0x00000004;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * For WIN and LOSS under a no-progress limit: the limit minus the
+       * counter minus the DTC.
+       * </pre>
+       *
+       * <code>optional int32 plies_to_spare = 3 [json_name = "pliesToSpare"];</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearPliesToSpare() {
+        bitField0_ = (bitField0_ & ~0x00000004);
+        pliesToSpare_ = 0;
+        onChanged();
+        return this;
+      }
+      @java.lang.Override
+      public final Builder setUnknownFields(
+          final com.google.protobuf.UnknownFieldSet unknownFields) {
+        return super.setUnknownFields(unknownFields);
+      }
+
+      @java.lang.Override
+      public final Builder mergeUnknownFields(
+          final com.google.protobuf.UnknownFieldSet unknownFields) {
+        return super.mergeUnknownFields(unknownFields);
+      }
+
+
+      // @@protoc_insertion_point(builder_scope:damone.v1.TablebaseVerdict)
+    }
+
+    // @@protoc_insertion_point(class_scope:damone.v1.TablebaseVerdict)
+    private static final damone.v1.AnalysisServiceOuterClass.TablebaseVerdict DEFAULT_INSTANCE;
+    static {
+      DEFAULT_INSTANCE = new damone.v1.AnalysisServiceOuterClass.TablebaseVerdict();
+    }
+
+    public static damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getDefaultInstance() {
+      return DEFAULT_INSTANCE;
+    }
+
+    private static final com.google.protobuf.Parser<TablebaseVerdict>
+        PARSER = new com.google.protobuf.AbstractParser<TablebaseVerdict>() {
+      @java.lang.Override
+      public TablebaseVerdict parsePartialFrom(
+          com.google.protobuf.CodedInputStream input,
+          com.google.protobuf.ExtensionRegistryLite extensionRegistry)
+          throws com.google.protobuf.InvalidProtocolBufferException {
+        Builder builder = newBuilder();
+        try {
+          builder.mergeFrom(input, extensionRegistry);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+          throw e.setUnfinishedMessage(builder.buildPartial());
+        } catch (com.google.protobuf.UninitializedMessageException e) {
+          throw e.asInvalidProtocolBufferException().setUnfinishedMessage(builder.buildPartial());
+        } catch (java.io.IOException e) {
+          throw new com.google.protobuf.InvalidProtocolBufferException(e)
+              .setUnfinishedMessage(builder.buildPartial());
+        }
+        return builder.buildPartial();
+      }
+    };
+
+    public static com.google.protobuf.Parser<TablebaseVerdict> parser() {
+      return PARSER;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Parser<TablebaseVerdict> getParserForType() {
+      return PARSER;
+    }
+
+    @java.lang.Override
+    public damone.v1.AnalysisServiceOuterClass.TablebaseVerdict getDefaultInstanceForType() {
       return DEFAULT_INSTANCE;
     }
 
@@ -5822,6 +6984,11 @@ public final class AnalysisServiceOuterClass {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_damone_v1_AnalyzePositionResponse_fieldAccessorTable;
   private static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_damone_v1_TablebaseVerdict_descriptor;
+  private static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_damone_v1_TablebaseVerdict_fieldAccessorTable;
+  private static final com.google.protobuf.Descriptors.Descriptor
     internal_static_damone_v1_AnalysisLine_descriptor;
   private static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -5842,39 +7009,47 @@ public final class AnalysisServiceOuterClass {
     java.lang.String[] descriptorData = {
       "\n damone/v1/analysis_service.proto\022\tdamo" +
       "ne.v1\032\025damone/v1/board.proto\032\027damone/v1/" +
-      "outcome.proto\032\027damone/v1/variant.proto\032\036" +
-      "google/protobuf/duration.proto\"\236\002\n\026Analy" +
-      "zePositionRequest\022/\n\010position\030\001 \001(\0132\023.da" +
-      "mone.v1.PositionR\010position\022,\n\007variant\030\002 " +
-      "\001(\0132\022.damone.v1.VariantR\007variant\022\026\n\005dept" +
-      "h\030\003 \001(\005H\000R\005depth\022\026\n\005nodes\030\004 \001(\003H\000R\005nodes" +
-      "\0228\n\tmove_time\030\005 \001(\0132\031.google.protobuf.Du" +
-      "rationH\000R\010moveTime\022\034\n\010infinite\030\006 \001(\010H\000R\010" +
-      "infinite\022\024\n\005lines\030\007 \001(\005R\005linesB\007\n\005limit\"" +
-      "\305\002\n\027AnalyzePositionResponse\022\024\n\005depth\030\001 \001" +
-      "(\005R\005depth\022\024\n\005nodes\030\002 \001(\003R\005nodes\022(\n\020nodes" +
-      "_per_second\030\003 \001(\003R\016nodesPerSecond\0223\n\007ela" +
-      "psed\030\004 \001(\0132\031.google.protobuf.DurationR\007e" +
-      "lapsed\022-\n\005lines\030\005 \003(\0132\027.damone.v1.Analys" +
-      "isLineR\005lines\022\024\n\005final\030\006 \001(\010R\005final\022,\n\tb" +
-      "est_move\030\007 \001(\0132\017.damone.v1.MoveR\010bestMov" +
-      "e\022,\n\007outcome\030\010 \001(\0132\022.damone.v1.OutcomeR\007" +
-      "outcome\"L\n\014AnalysisLine\022&\n\005score\030\001 \001(\0132\020" +
-      ".damone.v1.ScoreR\005score\022\024\n\005moves\030\002 \003(\tR\005" +
-      "moves\"\200\001\n\005Score\022$\n\014centipedines\030\001 \001(\005H\000R" +
-      "\014centipedines\022\"\n\014win_in_plies\030\002 \001(\005H\000R\nw" +
-      "inInPlies\022$\n\rloss_in_plies\030\003 \001(\005H\000R\013loss" +
-      "InPliesB\007\n\005value2m\n\017AnalysisService\022Z\n\017A" +
-      "nalyzePosition\022!.damone.v1.AnalyzePositi" +
-      "onRequest\032\".damone.v1.AnalyzePositionRes" +
-      "ponse0\001B:Z8github.com/damone-rules/damon" +
-      "e/gen/go/damone/v1;damonev1b\006proto3"
+      "outcome.proto\032!damone/v1/tablebase_servi" +
+      "ce.proto\032\027damone/v1/variant.proto\032\036googl" +
+      "e/protobuf/duration.proto\"\236\002\n\026AnalyzePos" +
+      "itionRequest\022/\n\010position\030\001 \001(\0132\023.damone." +
+      "v1.PositionR\010position\022,\n\007variant\030\002 \001(\0132\022" +
+      ".damone.v1.VariantR\007variant\022\026\n\005depth\030\003 \001" +
+      "(\005H\000R\005depth\022\026\n\005nodes\030\004 \001(\003H\000R\005nodes\0228\n\tm" +
+      "ove_time\030\005 \001(\0132\031.google.protobuf.Duratio" +
+      "nH\000R\010moveTime\022\034\n\010infinite\030\006 \001(\010H\000R\010infin" +
+      "ite\022\024\n\005lines\030\007 \001(\005R\005linesB\007\n\005limit\"\200\003\n\027A" +
+      "nalyzePositionResponse\022\024\n\005depth\030\001 \001(\005R\005d" +
+      "epth\022\024\n\005nodes\030\002 \001(\003R\005nodes\022(\n\020nodes_per_" +
+      "second\030\003 \001(\003R\016nodesPerSecond\0223\n\007elapsed\030" +
+      "\004 \001(\0132\031.google.protobuf.DurationR\007elapse" +
+      "d\022-\n\005lines\030\005 \003(\0132\027.damone.v1.AnalysisLin" +
+      "eR\005lines\022\024\n\005final\030\006 \001(\010R\005final\022,\n\tbest_m" +
+      "ove\030\007 \001(\0132\017.damone.v1.MoveR\010bestMove\022,\n\007" +
+      "outcome\030\010 \001(\0132\022.damone.v1.OutcomeR\007outco" +
+      "me\0229\n\ttablebase\030\t \001(\0132\033.damone.v1.Tableb" +
+      "aseVerdictR\ttablebase\"\251\001\n\020TablebaseVerdi" +
+      "ct\0228\n\010category\030\001 \001(\0162\034.damone.v1.Tableba" +
+      "seCategoryR\010category\022\025\n\003dtc\030\002 \001(\005H\000R\003dtc" +
+      "\210\001\001\022)\n\016plies_to_spare\030\003 \001(\005H\001R\014pliesToSp" +
+      "are\210\001\001B\006\n\004_dtcB\021\n\017_plies_to_spare\"L\n\014Ana" +
+      "lysisLine\022&\n\005score\030\001 \001(\0132\020.damone.v1.Sco" +
+      "reR\005score\022\024\n\005moves\030\002 \003(\tR\005moves\"\200\001\n\005Scor" +
+      "e\022$\n\014centipedines\030\001 \001(\005H\000R\014centipedines\022" +
+      "\"\n\014win_in_plies\030\002 \001(\005H\000R\nwinInPlies\022$\n\rl" +
+      "oss_in_plies\030\003 \001(\005H\000R\013lossInPliesB\007\n\005val" +
+      "ue2m\n\017AnalysisService\022Z\n\017AnalyzePosition" +
+      "\022!.damone.v1.AnalyzePositionRequest\032\".da" +
+      "mone.v1.AnalyzePositionResponse0\001B:Z8git" +
+      "hub.com/damone-rules/damone/gen/go/damon" +
+      "e/v1;damonev1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           damone.v1.Board.getDescriptor(),
           damone.v1.OutcomeOuterClass.getDescriptor(),
+          damone.v1.TablebaseServiceOuterClass.getDescriptor(),
           damone.v1.VariantOuterClass.getDescriptor(),
           com.google.protobuf.DurationProto.getDescriptor(),
         });
@@ -5889,21 +7064,28 @@ public final class AnalysisServiceOuterClass {
     internal_static_damone_v1_AnalyzePositionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_damone_v1_AnalyzePositionResponse_descriptor,
-        new java.lang.String[] { "Depth", "Nodes", "NodesPerSecond", "Elapsed", "Lines", "Final", "BestMove", "Outcome", });
-    internal_static_damone_v1_AnalysisLine_descriptor =
+        new java.lang.String[] { "Depth", "Nodes", "NodesPerSecond", "Elapsed", "Lines", "Final", "BestMove", "Outcome", "Tablebase", });
+    internal_static_damone_v1_TablebaseVerdict_descriptor =
       getDescriptor().getMessageTypes().get(2);
+    internal_static_damone_v1_TablebaseVerdict_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_damone_v1_TablebaseVerdict_descriptor,
+        new java.lang.String[] { "Category", "Dtc", "PliesToSpare", "Dtc", "PliesToSpare", });
+    internal_static_damone_v1_AnalysisLine_descriptor =
+      getDescriptor().getMessageTypes().get(3);
     internal_static_damone_v1_AnalysisLine_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_damone_v1_AnalysisLine_descriptor,
         new java.lang.String[] { "Score", "Moves", });
     internal_static_damone_v1_Score_descriptor =
-      getDescriptor().getMessageTypes().get(3);
+      getDescriptor().getMessageTypes().get(4);
     internal_static_damone_v1_Score_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_damone_v1_Score_descriptor,
         new java.lang.String[] { "Centipedines", "WinInPlies", "LossInPlies", "Value", });
     damone.v1.Board.getDescriptor();
     damone.v1.OutcomeOuterClass.getDescriptor();
+    damone.v1.TablebaseServiceOuterClass.getDescriptor();
     damone.v1.VariantOuterClass.getDescriptor();
     com.google.protobuf.DurationProto.getDescriptor();
   }

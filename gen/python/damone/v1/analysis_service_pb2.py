@@ -13,11 +13,12 @@ _sym_db = _symbol_database.Default()
 
 from damone.v1 import board_pb2 as damone_dot_v1_dot_board__pb2
 from damone.v1 import outcome_pb2 as damone_dot_v1_dot_outcome__pb2
+from damone.v1 import tablebase_service_pb2 as damone_dot_v1_dot_tablebase__service__pb2
 from damone.v1 import variant_pb2 as damone_dot_v1_dot_variant__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a\x17\x64\x61mone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n\x16\x41nalyzePositionRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12\x16\n\x05\x64\x65pth\x18\x03 \x01(\x05H\x00R\x05\x64\x65pth\x12\x16\n\x05nodes\x18\x04 \x01(\x03H\x00R\x05nodes\x12\x38\n\tmove_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationH\x00R\x08moveTime\x12\x1c\n\x08infinite\x18\x06 \x01(\x08H\x00R\x08infinite\x12\x14\n\x05lines\x18\x07 \x01(\x05R\x05linesB\x07\n\x05limit\"\xc5\x02\n\x17\x41nalyzePositionResponse\x12\x14\n\x05\x64\x65pth\x18\x01 \x01(\x05R\x05\x64\x65pth\x12\x14\n\x05nodes\x18\x02 \x01(\x03R\x05nodes\x12(\n\x10nodes_per_second\x18\x03 \x01(\x03R\x0enodesPerSecond\x12\x33\n\x07\x65lapsed\x18\x04 \x01(\x0b\x32\x19.google.protobuf.DurationR\x07\x65lapsed\x12-\n\x05lines\x18\x05 \x03(\x0b\x32\x17.damone.v1.AnalysisLineR\x05lines\x12\x14\n\x05\x66inal\x18\x06 \x01(\x08R\x05\x66inal\x12,\n\tbest_move\x18\x07 \x01(\x0b\x32\x0f.damone.v1.MoveR\x08\x62\x65stMove\x12,\n\x07outcome\x18\x08 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\"L\n\x0c\x41nalysisLine\x12&\n\x05score\x18\x01 \x01(\x0b\x32\x10.damone.v1.ScoreR\x05score\x12\x14\n\x05moves\x18\x02 \x03(\tR\x05moves\"\x80\x01\n\x05Score\x12$\n\x0c\x63\x65ntipedines\x18\x01 \x01(\x05H\x00R\x0c\x63\x65ntipedines\x12\"\n\x0cwin_in_plies\x18\x02 \x01(\x05H\x00R\nwinInPlies\x12$\n\rloss_in_plies\x18\x03 \x01(\x05H\x00R\x0blossInPliesB\x07\n\x05value2m\n\x0f\x41nalysisService\x12Z\n\x0f\x41nalyzePosition\x12!.damone.v1.AnalyzePositionRequest\x1a\".damone.v1.AnalyzePositionResponse0\x01\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n damone/v1/analysis_service.proto\x12\tdamone.v1\x1a\x15\x64\x61mone/v1/board.proto\x1a\x17\x64\x61mone/v1/outcome.proto\x1a!damone/v1/tablebase_service.proto\x1a\x17\x64\x61mone/v1/variant.proto\x1a\x1egoogle/protobuf/duration.proto\"\x9e\x02\n\x16\x41nalyzePositionRequest\x12/\n\x08position\x18\x01 \x01(\x0b\x32\x13.damone.v1.PositionR\x08position\x12,\n\x07variant\x18\x02 \x01(\x0b\x32\x12.damone.v1.VariantR\x07variant\x12\x16\n\x05\x64\x65pth\x18\x03 \x01(\x05H\x00R\x05\x64\x65pth\x12\x16\n\x05nodes\x18\x04 \x01(\x03H\x00R\x05nodes\x12\x38\n\tmove_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationH\x00R\x08moveTime\x12\x1c\n\x08infinite\x18\x06 \x01(\x08H\x00R\x08infinite\x12\x14\n\x05lines\x18\x07 \x01(\x05R\x05linesB\x07\n\x05limit\"\x80\x03\n\x17\x41nalyzePositionResponse\x12\x14\n\x05\x64\x65pth\x18\x01 \x01(\x05R\x05\x64\x65pth\x12\x14\n\x05nodes\x18\x02 \x01(\x03R\x05nodes\x12(\n\x10nodes_per_second\x18\x03 \x01(\x03R\x0enodesPerSecond\x12\x33\n\x07\x65lapsed\x18\x04 \x01(\x0b\x32\x19.google.protobuf.DurationR\x07\x65lapsed\x12-\n\x05lines\x18\x05 \x03(\x0b\x32\x17.damone.v1.AnalysisLineR\x05lines\x12\x14\n\x05\x66inal\x18\x06 \x01(\x08R\x05\x66inal\x12,\n\tbest_move\x18\x07 \x01(\x0b\x32\x0f.damone.v1.MoveR\x08\x62\x65stMove\x12,\n\x07outcome\x18\x08 \x01(\x0b\x32\x12.damone.v1.OutcomeR\x07outcome\x12\x39\n\ttablebase\x18\t \x01(\x0b\x32\x1b.damone.v1.TablebaseVerdictR\ttablebase\"\xa9\x01\n\x10TablebaseVerdict\x12\x38\n\x08\x63\x61tegory\x18\x01 \x01(\x0e\x32\x1c.damone.v1.TablebaseCategoryR\x08\x63\x61tegory\x12\x15\n\x03\x64tc\x18\x02 \x01(\x05H\x00R\x03\x64tc\x88\x01\x01\x12)\n\x0eplies_to_spare\x18\x03 \x01(\x05H\x01R\x0cpliesToSpare\x88\x01\x01\x42\x06\n\x04_dtcB\x11\n\x0f_plies_to_spare\"L\n\x0c\x41nalysisLine\x12&\n\x05score\x18\x01 \x01(\x0b\x32\x10.damone.v1.ScoreR\x05score\x12\x14\n\x05moves\x18\x02 \x03(\tR\x05moves\"\x80\x01\n\x05Score\x12$\n\x0c\x63\x65ntipedines\x18\x01 \x01(\x05H\x00R\x0c\x63\x65ntipedines\x12\"\n\x0cwin_in_plies\x18\x02 \x01(\x05H\x00R\nwinInPlies\x12$\n\rloss_in_plies\x18\x03 \x01(\x05H\x00R\x0blossInPliesB\x07\n\x05value2m\n\x0f\x41nalysisService\x12Z\n\x0f\x41nalyzePosition\x12!.damone.v1.AnalyzePositionRequest\x1a\".damone.v1.AnalyzePositionResponse0\x01\x42:Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'damone.v1.analysis_service_pb2', globals())
@@ -25,14 +26,16 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z8github.com/damone-rules/damone/gen/go/damone/v1;damonev1'
-  _ANALYZEPOSITIONREQUEST._serialized_start=153
-  _ANALYZEPOSITIONREQUEST._serialized_end=439
-  _ANALYZEPOSITIONRESPONSE._serialized_start=442
-  _ANALYZEPOSITIONRESPONSE._serialized_end=767
-  _ANALYSISLINE._serialized_start=769
-  _ANALYSISLINE._serialized_end=845
-  _SCORE._serialized_start=848
-  _SCORE._serialized_end=976
-  _ANALYSISSERVICE._serialized_start=978
-  _ANALYSISSERVICE._serialized_end=1087
+  _ANALYZEPOSITIONREQUEST._serialized_start=188
+  _ANALYZEPOSITIONREQUEST._serialized_end=474
+  _ANALYZEPOSITIONRESPONSE._serialized_start=477
+  _ANALYZEPOSITIONRESPONSE._serialized_end=861
+  _TABLEBASEVERDICT._serialized_start=864
+  _TABLEBASEVERDICT._serialized_end=1033
+  _ANALYSISLINE._serialized_start=1035
+  _ANALYSISLINE._serialized_end=1111
+  _SCORE._serialized_start=1114
+  _SCORE._serialized_end=1242
+  _ANALYSISSERVICE._serialized_start=1244
+  _ANALYSISSERVICE._serialized_end=1353
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 from damone.v1 import board_pb2 as _board_pb2
 from damone.v1 import outcome_pb2 as _outcome_pb2
+from damone.v1 import tablebase_service_pb2 as _tablebase_service_pb2
 from damone.v1 import variant_pb2 as _variant_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf.internal import containers as _containers
@@ -36,7 +37,7 @@ class AnalyzePositionRequest(_message.Message):
     def __init__(self, position: _Optional[_Union[_board_pb2.Position, _Mapping]] = ..., variant: _Optional[_Union[_variant_pb2.Variant, _Mapping]] = ..., depth: _Optional[int] = ..., nodes: _Optional[int] = ..., move_time: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., infinite: bool = ..., lines: _Optional[int] = ...) -> None: ...
 
 class AnalyzePositionResponse(_message.Message):
-    __slots__ = ["best_move", "depth", "elapsed", "final", "lines", "nodes", "nodes_per_second", "outcome"]
+    __slots__ = ["best_move", "depth", "elapsed", "final", "lines", "nodes", "nodes_per_second", "outcome", "tablebase"]
     BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +46,7 @@ class AnalyzePositionResponse(_message.Message):
     NODES_FIELD_NUMBER: _ClassVar[int]
     NODES_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    TABLEBASE_FIELD_NUMBER: _ClassVar[int]
     best_move: _board_pb2.Move
     depth: int
     elapsed: _duration_pb2.Duration
@@ -53,7 +55,8 @@ class AnalyzePositionResponse(_message.Message):
     nodes: int
     nodes_per_second: int
     outcome: _outcome_pb2.Outcome
-    def __init__(self, depth: _Optional[int] = ..., nodes: _Optional[int] = ..., nodes_per_second: _Optional[int] = ..., elapsed: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., lines: _Optional[_Iterable[_Union[AnalysisLine, _Mapping]]] = ..., final: bool = ..., best_move: _Optional[_Union[_board_pb2.Move, _Mapping]] = ..., outcome: _Optional[_Union[_outcome_pb2.Outcome, _Mapping]] = ...) -> None: ...
+    tablebase: TablebaseVerdict
+    def __init__(self, depth: _Optional[int] = ..., nodes: _Optional[int] = ..., nodes_per_second: _Optional[int] = ..., elapsed: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., lines: _Optional[_Iterable[_Union[AnalysisLine, _Mapping]]] = ..., final: bool = ..., best_move: _Optional[_Union[_board_pb2.Move, _Mapping]] = ..., outcome: _Optional[_Union[_outcome_pb2.Outcome, _Mapping]] = ..., tablebase: _Optional[_Union[TablebaseVerdict, _Mapping]] = ...) -> None: ...
 
 class Score(_message.Message):
     __slots__ = ["centipedines", "loss_in_plies", "win_in_plies"]
@@ -64,3 +67,13 @@ class Score(_message.Message):
     loss_in_plies: int
     win_in_plies: int
     def __init__(self, centipedines: _Optional[int] = ..., win_in_plies: _Optional[int] = ..., loss_in_plies: _Optional[int] = ...) -> None: ...
+
+class TablebaseVerdict(_message.Message):
+    __slots__ = ["category", "dtc", "plies_to_spare"]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    DTC_FIELD_NUMBER: _ClassVar[int]
+    PLIES_TO_SPARE_FIELD_NUMBER: _ClassVar[int]
+    category: _tablebase_service_pb2.TablebaseCategory
+    dtc: int
+    plies_to_spare: int
+    def __init__(self, category: _Optional[_Union[_tablebase_service_pb2.TablebaseCategory, str]] = ..., dtc: _Optional[int] = ..., plies_to_spare: _Optional[int] = ...) -> None: ...

@@ -5,6 +5,7 @@ require 'google/protobuf'
 
 require 'damone/v1/board_pb'
 require 'damone/v1/outcome_pb'
+require 'damone/v1/tablebase_service_pb'
 require 'damone/v1/variant_pb'
 require 'google/protobuf/duration_pb'
 
@@ -30,6 +31,12 @@ Google::Protobuf::DescriptorPool.generated_pool.build do
       optional :final, :bool, 6, json_name: "final"
       optional :best_move, :message, 7, "damone.v1.Move", json_name: "bestMove"
       optional :outcome, :message, 8, "damone.v1.Outcome", json_name: "outcome"
+      optional :tablebase, :message, 9, "damone.v1.TablebaseVerdict", json_name: "tablebase"
+    end
+    add_message "damone.v1.TablebaseVerdict" do
+      optional :category, :enum, 1, "damone.v1.TablebaseCategory", json_name: "category"
+      proto3_optional :dtc, :int32, 2, json_name: "dtc"
+      proto3_optional :plies_to_spare, :int32, 3, json_name: "pliesToSpare"
     end
     add_message "damone.v1.AnalysisLine" do
       optional :score, :message, 1, "damone.v1.Score", json_name: "score"
@@ -49,6 +56,7 @@ module Damone
   module V1
     AnalyzePositionRequest = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("damone.v1.AnalyzePositionRequest").msgclass
     AnalyzePositionResponse = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("damone.v1.AnalyzePositionResponse").msgclass
+    TablebaseVerdict = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("damone.v1.TablebaseVerdict").msgclass
     AnalysisLine = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("damone.v1.AnalysisLine").msgclass
     Score = ::Google::Protobuf::DescriptorPool.generated_pool.lookup("damone.v1.Score").msgclass
   end

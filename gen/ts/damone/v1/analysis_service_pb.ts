@@ -11,6 +11,8 @@ import type { Move, Position } from "./board_pb.js";
 import { file_damone_v1_board } from "./board_pb.js";
 import type { Outcome } from "./outcome_pb.js";
 import { file_damone_v1_outcome } from "./outcome_pb.js";
+import type { TablebaseCategory } from "./tablebase_service_pb.js";
+import { file_damone_v1_tablebase_service } from "./tablebase_service_pb.js";
 import type { Variant } from "./variant_pb.js";
 import { file_damone_v1_variant } from "./variant_pb.js";
 import type { Duration } from "@bufbuild/protobuf/wkt";
@@ -21,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file damone/v1/analysis_service.proto.
  */
 export const file_damone_v1_analysis_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBkYW1vbmUvdjEvYW5hbHlzaXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIuIBChZBbmFseXplUG9zaXRpb25SZXF1ZXN0EiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEiMKB3ZhcmlhbnQYAiABKAsyEi5kYW1vbmUudjEuVmFyaWFudBIPCgVkZXB0aBgDIAEoBUgAEg8KBW5vZGVzGAQgASgDSAASLgoJbW92ZV90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uSAASEgoIaW5maW5pdGUYBiABKAhIABINCgVsaW5lcxgHIAEoBUIHCgVsaW1pdCL9AQoXQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2USDQoFZGVwdGgYASABKAUSDQoFbm9kZXMYAiABKAMSGAoQbm9kZXNfcGVyX3NlY29uZBgDIAEoAxIqCgdlbGFwc2VkGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiYKBWxpbmVzGAUgAygLMhcuZGFtb25lLnYxLkFuYWx5c2lzTGluZRINCgVmaW5hbBgGIAEoCBIiCgliZXN0X21vdmUYByABKAsyDy5kYW1vbmUudjEuTW92ZRIjCgdvdXRjb21lGAggASgLMhIuZGFtb25lLnYxLk91dGNvbWUiPgoMQW5hbHlzaXNMaW5lEh8KBXNjb3JlGAEgASgLMhAuZGFtb25lLnYxLlNjb3JlEg0KBW1vdmVzGAIgAygJIlkKBVNjb3JlEhYKDGNlbnRpcGVkaW5lcxgBIAEoBUgAEhYKDHdpbl9pbl9wbGllcxgCIAEoBUgAEhcKDWxvc3NfaW5fcGxpZXMYAyABKAVIAEIHCgV2YWx1ZTJtCg9BbmFseXNpc1NlcnZpY2USWgoPQW5hbHl6ZVBvc2l0aW9uEiEuZGFtb25lLnYxLkFuYWx5emVQb3NpdGlvblJlcXVlc3QaIi5kYW1vbmUudjEuQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2UwAUI6WjhnaXRodWIuY29tL2RhbW9uZS1ydWxlcy9kYW1vbmUvZ2VuL2dvL2RhbW9uZS92MTtkYW1vbmV2MWIGcHJvdG8z", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_variant, file_google_protobuf_duration]);
+  fileDesc("CiBkYW1vbmUvdjEvYW5hbHlzaXNfc2VydmljZS5wcm90bxIJZGFtb25lLnYxIuIBChZBbmFseXplUG9zaXRpb25SZXF1ZXN0EiUKCHBvc2l0aW9uGAEgASgLMhMuZGFtb25lLnYxLlBvc2l0aW9uEiMKB3ZhcmlhbnQYAiABKAsyEi5kYW1vbmUudjEuVmFyaWFudBIPCgVkZXB0aBgDIAEoBUgAEg8KBW5vZGVzGAQgASgDSAASLgoJbW92ZV90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uSAASEgoIaW5maW5pdGUYBiABKAhIABINCgVsaW5lcxgHIAEoBUIHCgVsaW1pdCKtAgoXQW5hbHl6ZVBvc2l0aW9uUmVzcG9uc2USDQoFZGVwdGgYASABKAUSDQoFbm9kZXMYAiABKAMSGAoQbm9kZXNfcGVyX3NlY29uZBgDIAEoAxIqCgdlbGFwc2VkGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiYKBWxpbmVzGAUgAygLMhcuZGFtb25lLnYxLkFuYWx5c2lzTGluZRINCgVmaW5hbBgGIAEoCBIiCgliZXN0X21vdmUYByABKAsyDy5kYW1vbmUudjEuTW92ZRIjCgdvdXRjb21lGAggASgLMhIuZGFtb25lLnYxLk91dGNvbWUSLgoJdGFibGViYXNlGAkgASgLMhsuZGFtb25lLnYxLlRhYmxlYmFzZVZlcmRpY3QijAEKEFRhYmxlYmFzZVZlcmRpY3QSLgoIY2F0ZWdvcnkYASABKA4yHC5kYW1vbmUudjEuVGFibGViYXNlQ2F0ZWdvcnkSEAoDZHRjGAIgASgFSACIAQESGwoOcGxpZXNfdG9fc3BhcmUYAyABKAVIAYgBAUIGCgRfZHRjQhEKD19wbGllc190b19zcGFyZSI+CgxBbmFseXNpc0xpbmUSHwoFc2NvcmUYASABKAsyEC5kYW1vbmUudjEuU2NvcmUSDQoFbW92ZXMYAiADKAkiWQoFU2NvcmUSFgoMY2VudGlwZWRpbmVzGAEgASgFSAASFgoMd2luX2luX3BsaWVzGAIgASgFSAASFwoNbG9zc19pbl9wbGllcxgDIAEoBUgAQgcKBXZhbHVlMm0KD0FuYWx5c2lzU2VydmljZRJaCg9BbmFseXplUG9zaXRpb24SIS5kYW1vbmUudjEuQW5hbHl6ZVBvc2l0aW9uUmVxdWVzdBoiLmRhbW9uZS52MS5BbmFseXplUG9zaXRpb25SZXNwb25zZTABQjpaOGdpdGh1Yi5jb20vZGFtb25lLXJ1bGVzL2RhbW9uZS9nZW4vZ28vZGFtb25lL3YxO2RhbW9uZXYxYgZwcm90bzM", [file_damone_v1_board, file_damone_v1_outcome, file_damone_v1_tablebase_service, file_damone_v1_variant, file_google_protobuf_duration]);
 
 /**
  * The request of AnalysisService.AnalyzePosition.
@@ -165,6 +167,17 @@ export type AnalyzePositionResponse = Message<"damone.v1.AnalyzePositionResponse
    * @generated from field: damone.v1.Outcome outcome = 8;
    */
   outcome?: Outcome | undefined;
+
+  /**
+   * Set on every message when the server serves endgame tables holding
+   * the position (docs/engine.md, Endgame tablebases): the exact verdict
+   * for the side to move at the position's counter under the variant, as
+   * TablebaseService.ProbePosition gives it. Unset when the tables do not
+   * hold it, are still loading, or none are served.
+   *
+   * @generated from field: damone.v1.TablebaseVerdict tablebase = 9;
+   */
+  tablebase?: TablebaseVerdict | undefined;
 };
 
 /**
@@ -173,6 +186,44 @@ export type AnalyzePositionResponse = Message<"damone.v1.AnalyzePositionResponse
  */
 export const AnalyzePositionResponseSchema: GenMessage<AnalyzePositionResponse> = /*@__PURE__*/
   messageDesc(file_damone_v1_analysis_service, 1);
+
+/**
+ * What the endgame tables say of a position for its side to move.
+ *
+ * @generated from message damone.v1.TablebaseVerdict
+ */
+export type TablebaseVerdict = Message<"damone.v1.TablebaseVerdict"> & {
+  /**
+   * The category (UNKNOWN for a no-progress limit the tables are not
+   * exact for).
+   *
+   * @generated from field: damone.v1.TablebaseCategory category = 1;
+   */
+  category: TablebaseCategory;
+
+  /**
+   * For WIN and LOSS: the plies to the next capture or promotion, or to
+   * the end of the game, under optimal play.
+   *
+   * @generated from field: optional int32 dtc = 2;
+   */
+  dtc?: number | undefined;
+
+  /**
+   * For WIN and LOSS under a no-progress limit: the limit minus the
+   * counter minus the DTC.
+   *
+   * @generated from field: optional int32 plies_to_spare = 3;
+   */
+  pliesToSpare?: number | undefined;
+};
+
+/**
+ * Describes the message damone.v1.TablebaseVerdict.
+ * Use `create(TablebaseVerdictSchema)` to create a new message.
+ */
+export const TablebaseVerdictSchema: GenMessage<TablebaseVerdict> = /*@__PURE__*/
+  messageDesc(file_damone_v1_analysis_service, 2);
 
 /**
  * One principal variation: a score and the moves expected from both sides.
@@ -201,7 +252,7 @@ export type AnalysisLine = Message<"damone.v1.AnalysisLine"> & {
  * Use `create(AnalysisLineSchema)` to create a new message.
  */
 export const AnalysisLineSchema: GenMessage<AnalysisLine> = /*@__PURE__*/
-  messageDesc(file_damone_v1_analysis_service, 2);
+  messageDesc(file_damone_v1_analysis_service, 3);
 
 /**
  * An evaluation, or a forced result found by the search.
@@ -247,7 +298,7 @@ export type Score = Message<"damone.v1.Score"> & {
  * Use `create(ScoreSchema)` to create a new message.
  */
 export const ScoreSchema: GenMessage<Score> = /*@__PURE__*/
-  messageDesc(file_damone_v1_analysis_service, 3);
+  messageDesc(file_damone_v1_analysis_service, 4);
 
 /**
  * Analysis of positions by the engine's search (docs/engine.md):
