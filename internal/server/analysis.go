@@ -140,17 +140,20 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	done := ctx.Done()
 	go func() { // a stopping server ends analyses at once
 		select {
 		case <-s.stopping:
 			cancel()
-		case <-ctx.Done():
+		case <-done:
 		}
 	}()
 	var sendErr error
-	ctx, endSpan := tracing.Search(ctx, "engine.analyze", attribute.Int("damone.lines", lines))
+	// A context of its own: the watcher above must not read a variable
+	// this assignment changes (a data race under -race).
+	sctx, endSpan := tracing.Search(ctx, "engine.analyze", attribute.Int("damone.lines", lines))
 	defer endSpan()
-	res := s.pool.Search(ctx, pos, search.Options{Lines: lines, Variant: v}, lim, func(info search.Info) {
+	res := s.pool.Search(sctx, pos, search.Options{Lines: lines, Variant: v}, lim, func(info search.Info) {
 		if sendErr == nil {
 			msg := analysisToProto(&pos, &info, false, nil)
 			msg.Tablebase = tb
