@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/damone-rules/damone/internal/cli"
+	"github.com/damone-rules/damone/internal/filekind"
 	"github.com/damone-rules/damone/internal/server"
 	"github.com/damone-rules/damone/internal/store/bolt"
 )
@@ -191,16 +192,8 @@ func outKind(out string) error {
 		what = fmt.Sprintf("a symbolic link (to %s): give the file it names, or a new path", target)
 	case t&fs.ModeDir != 0:
 		what = "a directory: give a file's path, e.g. " + filepath.Join(out, "damone-backup.db")
-	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		what = "a socket"
-	case t&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case t&fs.ModeDevice != 0:
-		what = "a block device"
 	default:
-		what = "not a regular file"
+		what = filekind.Of(info.Mode())
 	}
 	if !strings.Contains(what, ":") {
 		what += ", not a regular file: a backup is written to a new path or over a regular file only (--out - writes it to standard output)"

@@ -3,8 +3,9 @@ package egtb
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+
+	"github.com/damone-rules/damone/internal/filekind"
 )
 
 // maxManifestBytes bounds what reading a manifest may hold: a manifest of
@@ -21,7 +22,7 @@ func readSetFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s): a set's files are regular files", kindOf(fi.Mode()))
+		return nil, fmt.Errorf("not a regular file (%s): a set's files are regular files", filekind.Of(fi.Mode()))
 	}
 	if max > 0 && fi.Size() > max {
 		return nil, fmt.Errorf("%d bytes, above the %d a file of this kind may have", fi.Size(), max)
@@ -43,19 +44,4 @@ func readSetFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("above the %d bytes a file of this kind may have", max)
 	}
 	return data, nil
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "mode " + m.String()
-	}
 }

@@ -18,6 +18,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/damone-rules/damone/internal/filekind"
 	"github.com/damone-rules/damone/internal/games"
 )
 
@@ -162,19 +163,7 @@ func regular(path string, f *os.File) error {
 
 // notRegular is the refusal of a store path that is not a regular file.
 func notRegular(path string, m fs.FileMode) *DamageError {
-	what := "not a regular file"
-	switch t := m.Type(); {
-	case t&fs.ModeDir != 0:
-		what = "a directory"
-	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		what = "a socket"
-	case t&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case t&fs.ModeDevice != 0:
-		what = "a block device"
-	}
+	what := filekind.Of(m)
 	return &DamageError{Path: path, Problem: what + ", not a regular file: a store is one regular file", NotFile: true}
 }
 
