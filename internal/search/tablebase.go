@@ -87,7 +87,10 @@ func pieceCount(p *engine.Position) int {
 }
 
 // rootBest returns the root moves that keep the best category the tables
-// give, or all of them when the tables do not answer for every move.
+// give, or all of them when the tables do not answer for every move. A
+// move that makes the third occurrence of a position is a draw whatever
+// the tables say (they ignore the game's history): so a side winning by
+// the tables never repeats a third time, and a losing one takes the draw.
 func (s *Searcher) rootBest(root *engine.Position, moves []engine.Move) []engine.Move {
 	tb := s.opts.Tablebase
 	if tb == nil || pieceCount(root) > tb.Pieces() {
@@ -98,10 +101,14 @@ func (s *Searcher) rootBest(root *engine.Position, moves []engine.Move) []engine
 	for i := range moves {
 		q := root.After(&moves[i])
 		c, _, ok := tb.Probe(&q, s.opts.Variant)
-		if !ok {
+		switch {
+		case s.thirdOccurrence(&q):
+			cats[i] = egtb.Draw
+		case !ok:
 			return moves
+		default:
+			cats[i] = moverCategory(c)
 		}
-		cats[i] = moverCategory(c)
 		if categoryRank[cats[i]] < categoryRank[best] {
 			best = cats[i]
 		}
@@ -113,4 +120,29 @@ func (s *Searcher) rootBest(root *engine.Position, moves []engine.Move) []engine
 		}
 	}
 	return keep
+}
+
+// thirdOccurrence reports whether q, the position after a root move, ends
+// the game by repetition: the third time it stands on the board with the
+// same side to move in the game (the root's history, then the root), with
+// no win deciding first (RULES.md, End of the game). Only positions since
+// the last capture or promotion, and every other one (the side to move
+// alternates), can equal it.
+func (s *Searcher) thirdOccurrence(q *engine.Position) bool {
+	v := &s.opts.Variant
+	if !v.RepetitionDraw {
+		return false
+	}
+	if o := v.PositionOutcome(q); o.Over() && o.Result != engine.Draw {
+		return false
+	}
+	h := s.opts.History
+	n := 0
+	// q would stand at index len(h)+1, after h and the root.
+	for i := len(h) - 1; i >= 0 && len(h)+1-i <= q.NoProgress(); i -= 2 {
+		if h[i].Hash() == q.Hash() && h[i].SamePlacement(q) {
+			n++
+		}
+	}
+	return n >= 2
 }

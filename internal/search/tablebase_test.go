@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -193,5 +195,64 @@ func TestTablebaseScores(t *testing.T) {
 	d := s.tbScore(2, egtb.Draw, 0)
 	if c, b := s.tbScore(2, egtb.CursedWin, 7), s.tbScore(2, egtb.BlessedLoss, 7); !(c == d+1 && b == d-1) {
 		t.Errorf("cursed win %d, blessed loss %d, draw %d: want draw ± 1", c, b, d)
+	}
+}
+
+// The root drops a move that makes a third repetition when the tables
+// call it a win (they ignore the game's history; RULES.md, End of the
+// game: the third occurrence is a draw). The game, worked out by hand
+// from B:RMb3,Db1:BDc8:0 (Black to move):
+//
+//	 1. c8-b7  2. b1-c2  3. b7-c8  4. b3-a2   B:RMa2,Dc2:BDc8 (X, first time)
+//	 5. c8-b7  6. c2-b3  7. b7-c8  8. b3-c2   X again
+//	 9. c8-b7 10. c2-b1 11. b7-c8             R:RMa2,Db1:BDc8:11 (P)
+//
+// In P the tables give Red exactly two winning moves (DTC 13): b1-c2,
+// which makes X a third time (a draw), and a2-b3, which makes the
+// starting position a second time (the game goes on). Both lead to a
+// position seen before, which the search scores as a draw, so without
+// the rule at the root it played the first generated, b1-c2.
+func TestRootDropsThirdRepetition(t *testing.T) {
+	set := set3(t)
+	v := engine.DefaultVariant()
+	g, err := engine.ContinueGame(v, nil, pos(t, "B:RMb3,Db1:BDc8:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range strings.Fields("c8-b7 b1-c2 b7-c8 b3-a2 c8-b7 c2-b3 b7-c8 b3-c2 c8-b7 c2-b1 b7-c8") {
+		if _, err := g.PlayText(m); err != nil || g.Outcome().Over() {
+			t.Fatalf("%s: %v, %v", m, err, g.Outcome())
+		}
+	}
+	p := g.Position()
+	if p.String() != "R:RMa2,Db1:BDc8:11" {
+		t.Fatalf("after the game: %s", p)
+	}
+	r, err := set.Report(&p, v.WinCondition, v.NoProgressLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wins []string
+	for _, m := range r.Moves {
+		if m.Answer.Category == egtb.Loss {
+			wins = append(wins, m.Move.String())
+		}
+	}
+	slices.Sort(wins)
+	if r.Answer.Category != egtb.Win || r.Answer.DTC != 13 || !slices.Equal(wins, []string{"a2-b3", "b1-c2"}) {
+		t.Fatalf("tables: %+v, winning moves %v; want a win, DTC 13, by a2-b3 and b1-c2", r.Answer, wins)
+	}
+	for m, want := range map[string]engine.Outcome{"b1-c2": {Result: engine.Draw, Reason: engine.Repetition}, "a2-b3": {}} {
+		h, _ := engine.ContinueGame(v, g.History(), p)
+		if _, err := h.PlayText(m); err != nil || h.Outcome() != want {
+			t.Fatalf("the rules after %s: %v, %v; want %v", m, err, h.Outcome(), want)
+		}
+	}
+	pool := NewPool(1).WithTables(func() Tablebase { return Tables(set) })
+	for _, depth := range []int{1, 3} {
+		m, ok := pool.BestMove(context.Background(), p, g.History(), v, time.Minute, depth)
+		if !ok || m.String() != "a2-b3" {
+			t.Errorf("depth %d: played %s (%v), want a2-b3 (b1-c2 draws by repetition)", depth, m, ok)
+		}
 	}
 }
