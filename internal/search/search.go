@@ -301,6 +301,14 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 	}
 	if tb := s.opts.Tablebase; tb != nil && ply > 0 && pieceCount(p) <= tb.Pieces() {
 		if c, d, ok := tb.Probe(p, s.opts.Variant); ok {
+			if p.NoProgress() == 0 {
+				// Reached by a capture or a promotion at this ply: that
+				// conversion is the progress a win is measured by, so
+				// it ranks above every quiet move's (a longer distance
+				// to the next one would otherwise make the winner put
+				// off converting, and shuffle).
+				d = 0
+			}
 			return s.tbScore(ply, c, d)
 		}
 	}

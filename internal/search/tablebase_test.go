@@ -136,7 +136,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// set3 builds the ≤ 3-piece set (standard win condition) once.
+// set3 builds the ≤ 3-piece set (both win conditions) once.
 func set3(t *testing.T) *egtb.Set {
 	tb3Once.Do(func() {
 		dir, err := os.MkdirTemp("", "damone-search-tb3-")
@@ -145,7 +145,7 @@ func set3(t *testing.T) *egtb.Set {
 			return
 		}
 		tb3Dir = dir
-		if tb3Err = egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); tb3Err == nil {
+		if tb3Err = egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2}); tb3Err == nil {
 			tb3, tb3Err = egtb.Open(dir)
 		}
 	})
@@ -254,5 +254,24 @@ func TestRootDropsThirdRepetition(t *testing.T) {
 		if !ok || m.String() != "a2-b3" {
 			t.Errorf("depth %d: played %s (%v), want a2-b3 (b1-c2 draws by repetition)", depth, m, ok)
 		}
+	}
+}
+
+// A win by the tables converts when it can: in B:RMb7:BDf1,Dg2:0 Black's
+// Dama g2 promotes on h1 (RULES.md, Promotion), the tables' DTC 1. The
+// distance to the conversion after it must not count against it: scored
+// by that distance, every quiet Dama move (the next conversion two plies
+// away) looked better, and the engine shuffled its Damas until the game
+// was drawn by repetition.
+func TestTablebaseWinConverts(t *testing.T) {
+	set := set3(t)
+	v := engine.DefaultVariant()
+	p := pos(t, "B:RMb7:BDf1,Dg2:0")
+	if r, _ := set.Report(&p, v.WinCondition, 80); r.Answer.Category != egtb.Win || r.Answer.DTC != 1 {
+		t.Fatalf("tables: %+v, want a win with DTC 1", r.Answer)
+	}
+	pool := NewPool(1).WithTables(func() Tablebase { return Tables(set) })
+	if m, ok := pool.BestMove(context.Background(), p, nil, v, time.Minute, 3); !ok || m.String() != "g2-h1" {
+		t.Errorf("played %s (%v), want the promotion g2-h1", m, ok)
 	}
 }
