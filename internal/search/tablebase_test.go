@@ -203,9 +203,9 @@ func TestTablebaseScores(t *testing.T) {
 // game: the third occurrence is a draw). The game, worked out by hand
 // from B:RMb3,Db1:BDc8:0 (Black to move):
 //
-//	 1. c8-b7  2. b1-c2  3. b7-c8  4. b3-a2   B:RMa2,Dc2:BDc8 (X, first time)
-//	 5. c8-b7  6. c2-b3  7. b7-c8  8. b3-c2   X again
-//	 9. c8-b7 10. c2-b1 11. b7-c8             R:RMa2,Db1:BDc8:11 (P)
+//  1. c8-b7  2. b1-c2  3. b7-c8  4. b3-a2   B:RMa2,Dc2:BDc8 (X, first time)
+//  5. c8-b7  6. c2-b3  7. b7-c8  8. b3-c2   X again
+//  9. c8-b7 10. c2-b1 11. b7-c8             R:RMa2,Db1:BDc8:11 (P)
 //
 // In P the tables give Red exactly two winning moves (DTC 13): b1-c2,
 // which makes X a third time (a draw), and a2-b3, which makes the
