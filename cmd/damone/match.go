@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/damone-rules/damone/internal/cli"
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/match"
 	"github.com/damone-rules/damone/internal/players"
+	"github.com/damone-rules/damone/internal/search"
 )
 
 type matchArgs struct {
@@ -25,6 +27,7 @@ type matchArgs struct {
 	elo0, elo1 float64
 	asJSON     bool
 	progress   bool
+	egtbDir    string
 }
 
 // parseMatchArgs parses match's command line; help asked for goes to
@@ -38,7 +41,8 @@ within each pair, and reports W/D/L, pentanomial counts, score, Elo with a
 95 % interval and, with --sprt, the log-likelihood ratio.
 
 Players (KIND[:KEY=VALUE,...]):
-  engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB]
+  engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB][,egtb=on]
+    (egtb=on: the engine searches with the tables of --egtb-dir)
   random | greedy
   playout:movetime=100ms | playout:playouts=50 [,plies=20]`)
 	p1 := fs.String("player1", "engine:movetime=100ms", "player 1 (see below)")
@@ -52,18 +56,26 @@ Players (KIND[:KEY=VALUE,...]):
 	variant := fs.String("variant", "standard", "setup: standard or no-damone")
 	asJSON := fs.Bool("json", false, "print the result as JSON (games included)")
 	progress := fs.Bool("progress", false, "print a line per finished game to stderr")
+	egtbDir := fs.String("egtb-dir", "", "endgame tables (damone egtb build): adjudicate a game at the first position they decide, exactly at its counter, and serve engines with egtb=on")
+	adjudicate := fs.Bool("egtb-adjudicate", true, "with --egtb-dir: adjudicate by the tables (false: only engines with egtb=on use them)")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
 		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
-	a := &matchArgs{asJSON: *asJSON, progress: *progress}
+	a := &matchArgs{asJSON: *asJSON, progress: *progress, egtbDir: *egtbDir}
+	a.cfg.TablebaseAdjudication = *adjudicate && *egtbDir != ""
 	var err error
 	if a.cfg.Player1, err = players.ParseSpec(*p1); err != nil {
 		return nil, cli.Usagef("--player1: %v", err)
 	}
 	if a.cfg.Player2, err = players.ParseSpec(*p2); err != nil {
 		return nil, cli.Usagef("--player2: %v", err)
+	}
+	for i, sp := range []players.Spec{a.cfg.Player1, a.cfg.Player2} {
+		if sp.Tables && *egtbDir == "" {
+			return nil, cli.Usagef("--player%d: egtb=on needs --egtb-dir", i+1)
+		}
 	}
 	if *pairs < 1 {
 		return nil, cli.Usagef("--pairs must be at least 1")
@@ -99,6 +111,13 @@ func runMatch(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	a, err := parseMatchArgs(args, stdout)
 	if err != nil {
 		return err
+	}
+	if a.egtbDir != "" {
+		set, err := egtb.Open(a.egtbDir)
+		if err != nil {
+			return fmt.Errorf("--egtb-dir: %w", err)
+		}
+		a.cfg.Tables = set
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -161,6 +180,9 @@ func describeOutcome(g match.GameResult) string {
 	if g.Adjudicated {
 		return "draw (max plies)"
 	}
+	if g.Tablebase {
+		return g.Outcome.Result.String() + " (tablebase: " + g.TablebaseCategory + " for the side to move)"
+	}
 	return g.Outcome.String()
 }
 
@@ -177,19 +199,28 @@ func fmtElo(x float64) string {
 func writeMatchReport(w io.Writer, a *matchArgs, res *match.Result, elapsed time.Duration) {
 	st := res.Stats
 	games := res.Wins + res.Draws + res.Losses
-	fmt.Fprintf(w, "match: %s vs %s\n", a.cfg.Player1.New().Name(), a.cfg.Player2.New().Name())
+	name := func(sp players.Spec) string {
+		if a.cfg.Tables != nil {
+			return sp.NewWithTables(search.Tables(a.cfg.Tables)).Name()
+		}
+		return sp.New().Name()
+	}
+	fmt.Fprintf(w, "match: %s vs %s\n", name(a.cfg.Player1), name(a.cfg.Player2))
 	fmt.Fprintf(w, "openings: %d distinct after %d random plies, seed %d; %d pairs, colours swapped; concurrency %d; %s\n",
 		res.Openings, a.cfg.OpeningPlies, a.cfg.Seed, a.cfg.Pairs, a.cfg.Concurrency, elapsed.Round(time.Second))
 	fmt.Fprintf(w, "games: %d  W/D/L (player1): %d/%d/%d  draw rate %.1f%%  avg plies %.1f\n",
 		games, res.Wins, res.Draws, res.Losses, 100*float64(res.Draws)/float64(max(games, 1)), res.AvgPlies)
 	if res.Draws > 0 {
 		var parts []string
-		for _, k := range []string{"repetition", "no progress", "max plies"} {
+		for _, k := range []string{"repetition", "no progress", "max plies", "tablebase"} {
 			if n := res.DrawReasons[k]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%s %d", k, n))
 			}
 		}
 		fmt.Fprintf(w, "draws by: %s\n", strings.Join(parts, ", "))
+	}
+	if a.cfg.TablebaseAdjudication {
+		fmt.Fprintf(w, "adjudicated by the tables (%s, up to %d pieces): %d games\n", a.egtbDir, a.cfg.Tables.Pieces(), res.Tablebase)
 	}
 	fmt.Fprintf(w, "pentanomial [0, 0.5, 1, 1.5, 2]: %v\n", res.Penta)
 	fmt.Fprintf(w, "score: %.2f%% (95%% CI %.2f%% .. %.2f%%)\n", 100*st.Score, 100*st.ScoreLow, 100*st.ScoreHigh)

@@ -11,8 +11,10 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/players"
+	"github.com/damone-rules/damone/internal/search"
 )
 
 // Opening is a short sequence of moves from the variant's start.
@@ -72,6 +74,17 @@ type Config struct {
 	// included) as a draw, reported as adjudicated; 0 means 1000. The
 	// repetition and no-progress rules end every real game long before.
 	MaxPlies int
+	// Tables, if set, are the endgame tables: engines whose Spec asks
+	// for them search with them, and with TablebaseAdjudication a game
+	// ends as soon as it reaches a position they decide.
+	Tables *egtb.Set
+	// TablebaseAdjudication stops a game at the first position (the
+	// opening's included) that Tables hold and decide under the match's
+	// rules at its counter: a win or loss for the side to move, or a draw
+	// (drawn, cursed win or blessed loss under the no-progress limit).
+	// An answer the tables cannot give exactly for the limit (UNKNOWN)
+	// plays on. The tables ignore the game's history (docs/engine.md).
+	TablebaseAdjudication bool
 	// Progress, if set, is called after each game (from one goroutine at
 	// a time).
 	Progress func(done, total int, g GameResult)
@@ -87,6 +100,11 @@ type GameResult struct {
 	Points      float64
 	Plies       int
 	Adjudicated bool // stopped at MaxPlies and counted as a draw
+	// Tablebase: stopped by the tables (Config.TablebaseAdjudication)
+	// with Outcome.Result theirs and no Reason; TablebaseCategory is
+	// their category for the side to move then ("win", "cursed-win", ...).
+	Tablebase         bool   `json:",omitempty"`
+	TablebaseCategory string `json:",omitempty"`
 	Moves       []string
 	Final       string // the final position (text form)
 	Err         string `json:",omitempty"`
@@ -99,7 +117,8 @@ type Result struct {
 	Openings            int // distinct openings used (pair i plays opening i mod Openings)
 	Wins, Draws, Losses int
 	DrawReasons         map[string]int
-	Adjudicated         int
+	Adjudicated         int // stopped at MaxPlies
+	Tablebase           int // stopped by the tables (wins and draws)
 	Penta               Pentanomial
 	Stats               Stats
 	AvgPlies            float64
@@ -145,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p1, p2 := cfg.Player1.New(), cfg.Player2.New() // one Searcher per goroutine
+			p1, p2 := newPlayer(cfg, cfg.Player1), newPlayer(cfg, cfg.Player2) // one Searcher per goroutine
 			for j := range jobs {
 				pair, game := j/2, j%2
 				r := playGame(ctx, cfg, openings[pair%len(openings)].Moves, p1, p2, pair, game)
@@ -199,7 +218,20 @@ func playGame(ctx context.Context, cfg Config, opening []string, p1, p2 players.
 	}
 	p1.NewGame(gameSeed(cfg.Seed, pair, game, 1))
 	p2.NewGame(gameSeed(cfg.Seed, pair, game, 2))
+	playOn(ctx, cfg, g, p1, p2, &r)
+	return r
+}
+
+// playOn plays g to its end (or to MaxPlies, or to the tables' verdict),
+// player 1 having side r.P1Side, and fills in r.
+func playOn(ctx context.Context, cfg Config, g *engine.Game, p1, p2 players.Player, r *GameResult) {
 	for !g.Outcome().Over() {
+		if cfg.TablebaseAdjudication && cfg.Tables != nil {
+			if res, cat, ok := tablebaseResult(cfg.Tables, g); ok {
+				r.Outcome, r.Tablebase, r.TablebaseCategory = engine.Outcome{Result: res}, true, cat.String()
+				break
+			}
+		}
 		if g.Ply() >= cfg.MaxPlies {
 			r.Adjudicated = true
 			break
@@ -218,7 +250,10 @@ func playGame(ctx context.Context, cfg Config, opening []string, p1, p2 players.
 			break
 		}
 	}
-	r.Outcome, r.Plies, r.Final = g.Outcome(), g.Ply(), g.Position().String()
+	if !r.Tablebase {
+		r.Outcome = g.Outcome()
+	}
+	r.Plies, r.Final = g.Ply(), g.Position().String()
 	for _, m := range g.Moves() {
 		r.Moves = append(r.Moves, m.String())
 	}
@@ -230,7 +265,6 @@ func playGame(ctx context.Context, cfg Config, opening []string, p1, p2 players.
 	default: // draw or adjudicated
 		r.Points = 0.5
 	}
-	return r
 }
 
 func summarize(cfg Config, games []GameResult, nOpenings int) *Result {
@@ -246,6 +280,9 @@ func summarize(cfg Config, games []GameResult, nOpenings int) *Result {
 		}
 		n++
 		plies += g.Plies
+		if g.Tablebase {
+			res.Tablebase++
+		}
 		switch g.Points {
 		case 1:
 			res.Wins++
@@ -253,10 +290,13 @@ func summarize(cfg Config, games []GameResult, nOpenings int) *Result {
 			res.Losses++
 		default:
 			res.Draws++
-			if g.Adjudicated {
+			switch {
+			case g.Adjudicated:
 				res.Adjudicated++
 				res.DrawReasons["max plies"]++
-			} else {
+			case g.Tablebase:
+				res.DrawReasons["tablebase"]++
+			default:
 				res.DrawReasons[g.Outcome.Reason.String()]++
 			}
 		}
@@ -273,4 +313,39 @@ func summarize(cfg Config, games []GameResult, nOpenings int) *Result {
 		res.AvgPlies = float64(plies) / float64(n)
 	}
 	return res
+}
+
+// newPlayer builds a player of the spec, with the match's tables if the
+// spec asks for them.
+func newPlayer(cfg Config, s players.Spec) players.Player {
+	if s.Tables && cfg.Tables != nil {
+		return s.NewWithTables(search.Tables(cfg.Tables))
+	}
+	return s.New()
+}
+
+// tablebaseResult is the game's result by the tables at its current
+// position, exact at the position's counter under the game's no-progress
+// limit, and the category for the side to move; false when the tables do
+// not hold the position or cannot answer exactly for the limit.
+func tablebaseResult(set *egtb.Set, g *engine.Game) (engine.Result, egtb.Category, bool) {
+	p := g.Position()
+	v := g.Variant()
+	if p.CountSide(engine.Red)+p.CountSide(engine.Black) > set.Pieces() || !set.Has(v.WinCondition) {
+		return 0, egtb.Unknown, false
+	}
+	val, err := set.Probe(&p, v.WinCondition)
+	if err != nil {
+		return 0, egtb.Unknown, false
+	}
+	cat := val.At(p.NoProgress(), v.NoProgressLimit, set.Limit()).Category
+	switch cat {
+	case egtb.Win:
+		return engine.WinFor(p.SideToMove()), cat, true
+	case egtb.Loss:
+		return engine.WinFor(p.SideToMove() ^ 1), cat, true
+	case egtb.Draw, egtb.CursedWin, egtb.BlessedLoss:
+		return engine.Draw, cat, true
+	}
+	return 0, cat, false
 }

@@ -14,6 +14,8 @@ import (
 // Searcher, so it must stay on one goroutine.
 type Engine struct {
 	Limits search.Limits
+	// Tables, if set, are the endgame tables the search uses.
+	Tables search.Tablebase
 	s      *search.Searcher
 	// Last is the result of the latest search (for reporting).
 	Last search.Result
@@ -31,7 +33,12 @@ func NewEngine(lim search.Limits, hashMB int) *Engine {
 }
 
 // Name lists the budget, e.g. "engine(movetime=100ms)".
-func (e *Engine) Name() string { return "engine(" + limitsString(e.Limits) + ")" }
+func (e *Engine) Name() string {
+	if e.Tables != nil {
+		return "engine(" + limitsString(e.Limits) + ",egtb)"
+	}
+	return "engine(" + limitsString(e.Limits) + ")"
+}
 
 func limitsString(l search.Limits) string {
 	var parts []string
@@ -54,7 +61,7 @@ func (e *Engine) NewGame(uint64) { e.s.Clear() }
 
 // Move searches st within the limits.
 func (e *Engine) Move(ctx context.Context, st State) (engine.Move, error) {
-	res := e.s.Search(ctx, st.Position, search.Options{Variant: st.Variant, History: st.History}, e.Limits, nil)
+	res := e.s.Search(ctx, st.Position, search.Options{Variant: st.Variant, History: st.History, Tablebase: e.Tables}, e.Limits, nil)
 	e.Last = res
 	if !res.HasBest {
 		return engine.Move{}, ErrNoMove

@@ -210,6 +210,8 @@ func TestParseSpec(t *testing.T) {
 		{"engine:movetime=50ms", Spec{Kind: "engine", MoveTime: 50 * time.Millisecond}, "engine(movetime=50ms)"},
 		{"engine:nodes=2000,hash=4", Spec{Kind: "engine", Nodes: 2000, HashMB: 4}, "engine(nodes=2000)"},
 		{"engine:depth=6", Spec{Kind: "engine", Depth: 6}, "engine(depth=6)"},
+		{"engine:depth=6,egtb=on", Spec{Kind: "engine", Depth: 6, Tables: true}, "engine(depth=6)"},
+		{"engine:depth=6,egtb=off", Spec{Kind: "engine", Depth: 6}, "engine(depth=6)"},
 		{"random", Spec{Kind: "random"}, "random"},
 		{"greedy", Spec{Kind: "greedy"}, "greedy"},
 		{"playout:movetime=20ms", Spec{Kind: "playout", MoveTime: 20 * time.Millisecond}, "playout(movetime=20ms,plies=20)"},
@@ -229,7 +231,7 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "stockfish", "engine:movetime", "engine:movetime=fast", "engine:nodes=-3",
-		"engine:playouts=3", "random:movetime=1s", "playout:movetime=1s,playouts=3", "engine:depth=0"} {
+		"engine:playouts=3", "random:movetime=1s", "playout:movetime=1s,playouts=3", "engine:depth=0", "engine:egtb=yes", "playout:egtb=on"} {
 		if _, err := ParseSpec(bad); err == nil {
 			t.Fatalf("%q: no error", bad)
 		}

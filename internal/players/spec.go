@@ -16,6 +16,7 @@ import (
 //	engine:nodes=200000      search 200000 nodes a move (reproducible)
 //	engine:depth=8           search to depth 8
 //	engine:movetime=1s,hash=64   keys combine; hash is the table in MiB
+//	engine:movetime=100ms,egtb=on   search with the endgame tables the caller gives (NewWithTables)
 //	random                   a uniformly random legal move
 //	greedy                   the move leaving the most material, ties at random
 //	playout:movetime=100ms   Dagaz-style playouts for 100 ms a move (the default)
@@ -28,6 +29,7 @@ type Spec struct {
 	HashMB   int
 	Playouts int
 	Plies    int
+	Tables   bool // engine: search with endgame tables (egtb=on)
 	text     string
 }
 
@@ -39,7 +41,7 @@ func ParseSpec(text string) (Spec, error) {
 	kind, params, _ := strings.Cut(strings.TrimSpace(text), ":")
 	s := Spec{Kind: strings.ToLower(kind), text: text}
 	allowed := map[string][]string{
-		"engine":  {"movetime", "nodes", "depth", "hash"},
+		"engine":  {"movetime", "nodes", "depth", "hash", "egtb"},
 		"random":  nil,
 		"greedy":  nil,
 		"playout": {"movetime", "playouts", "plies"},
@@ -63,6 +65,14 @@ func ParseSpec(text string) (Spec, error) {
 			}
 			var err error
 			switch k {
+			case "egtb":
+				switch v {
+				case "on":
+					s.Tables = true
+				case "off":
+				default:
+					err = fmt.Errorf("want on or off")
+				}
 			case "movetime":
 				s.MoveTime, err = time.ParseDuration(v)
 				if err == nil && s.MoveTime <= 0 {
@@ -118,7 +128,18 @@ func (s Spec) Deterministic() bool {
 	return true
 }
 
-// New returns a new player of the specification.
+// NewWithTables returns a new player of the specification that, if it
+// is an engine asking for tables (egtb=on), searches with tb.
+func (s Spec) NewWithTables(tb search.Tablebase) Player {
+	p := s.New()
+	if e, ok := p.(*Engine); ok && s.Tables {
+		e.Tables = tb
+	}
+	return p
+}
+
+// New returns a new player of the specification (an engine asking for
+// tables gets none; see NewWithTables).
 func (s Spec) New() Player {
 	switch s.Kind {
 	case "engine":

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/damone-rules/damone/internal/egtb"
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// damone match --egtb-dir: an engine asking for the tables needs the flag;
+// a missing set is an error naming the flag; with a set the report counts
+// the games the tables adjudicated and names the engine that uses them.
+func TestMatchEgtbFlags(t *testing.T) {
+	base := []string{"match", "--player2", "random", "--pairs", "1", "--seed", "5"}
+	_, errOut, code := runCLI(t, "", append(base, "--player1", "engine:nodes=500,egtb=on")...)
+	if code != 2 || !strings.Contains(errOut, "--player1: egtb=on needs --egtb-dir") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "", append(base, "--player1", "engine:nodes=500", "--egtb-dir", filepath.Join(t.TempDir(), "none"))...)
+	if code == 0 || !strings.Contains(errOut, "--egtb-dir: ") {
+		t.Fatalf("missing set: exit %d: %s", code, errOut)
+	}
+	dir := t.TempDir()
+	if err := egtb.Build(dir, egtb.Options{Pieces: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", append(base, "--player1", "engine:nodes=500,egtb=on", "--egtb-dir", dir)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"match: engine(nodes=500,egtb) vs random", "adjudicated by the tables (" + dir + ", up to 2 pieces): "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
