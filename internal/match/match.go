@@ -105,9 +105,9 @@ type GameResult struct {
 	// their category for the side to move then ("win", "cursed-win", ...).
 	Tablebase         bool   `json:",omitempty"`
 	TablebaseCategory string `json:",omitempty"`
-	Moves       []string
-	Final       string // the final position (text form)
-	Err         string `json:",omitempty"`
+	Moves             []string
+	Final             string // the final position (text form)
+	Err               string `json:",omitempty"`
 }
 
 // Result is a finished match.
