@@ -49,6 +49,7 @@ Players (KIND[:KEY=VALUE,...]):
 	p2 := fs.String("player2", "random", "player 2 (see below)")
 	pairs := fs.Int("pairs", 100, "game pairs (each opening is played twice, colours swapped)")
 	plies := fs.Int("openings-plies", 4, "random plies from the start that make an opening")
+	pieces := fs.String("openings-pieces", "", "MIN-MAX: endgame openings, played on from each random opening by the engine at depth 3 to the first position with at most MAX pieces, kept with at least MIN and material level within a Pedine (e.g. 6-8)")
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' random choices")
 	conc := fs.Int("concurrency", min(2, runtime.NumCPU()), "games played at once (goroutines)")
 	sprt := fs.String("sprt", "", "report the SPRT log-likelihood ratio for H0: Elo=elo0 against H1: Elo=elo1, as ELO0,ELO1")
@@ -85,6 +86,15 @@ Players (KIND[:KEY=VALUE,...]):
 	}
 	if *conc < 1 {
 		return nil, cli.Usagef("--concurrency must be at least 1")
+	}
+	if *pieces != "" {
+		lo, hi, ok := strings.Cut(*pieces, "-")
+		a0, err0 := strconv.Atoi(lo)
+		a1, err1 := strconv.Atoi(hi)
+		if !ok || err0 != nil || err1 != nil || a0 < 2 || a1 < a0 {
+			return nil, cli.Usagef("--openings-pieces: want MIN-MAX with 2 <= MIN <= MAX, got %q", *pieces)
+		}
+		a.cfg.OpeningPieces = [2]int{a0, a1}
 	}
 	setup, err := engine.ParseSetup(*variant)
 	if err != nil {
@@ -206,8 +216,12 @@ func writeMatchReport(w io.Writer, a *matchArgs, res *match.Result, elapsed time
 		return sp.New().Name()
 	}
 	fmt.Fprintf(w, "match: %s vs %s\n", name(a.cfg.Player1), name(a.cfg.Player2))
-	fmt.Fprintf(w, "openings: %d distinct after %d random plies, seed %d; %d pairs, colours swapped; concurrency %d; %s\n",
-		res.Openings, a.cfg.OpeningPlies, a.cfg.Seed, a.cfg.Pairs, a.cfg.Concurrency, elapsed.Round(time.Second))
+	endgame := ""
+	if op := a.cfg.OpeningPieces; op != [2]int{} {
+		endgame = fmt.Sprintf(", played on to %d-%d pieces", op[0], op[1])
+	}
+	fmt.Fprintf(w, "openings: %d distinct after %d random plies%s, seed %d; %d pairs, colours swapped; concurrency %d; %s\n",
+		res.Openings, a.cfg.OpeningPlies, endgame, a.cfg.Seed, a.cfg.Pairs, a.cfg.Concurrency, elapsed.Round(time.Second))
 	fmt.Fprintf(w, "games: %d  W/D/L (player1): %d/%d/%d  draw rate %.1f%%  avg plies %.1f\n",
 		games, res.Wins, res.Draws, res.Losses, 100*float64(res.Draws)/float64(max(games, 1)), res.AvgPlies)
 	if res.Draws > 0 {

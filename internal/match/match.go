@@ -62,14 +62,79 @@ func Openings(v engine.Variant, plies, count int, seed uint64) ([]Opening, error
 	return out, nil
 }
 
+// EndgameOpenings returns count distinct openings with minPieces to
+// maxPieces pieces on the board: from each random opening (as Openings,
+// plies random plies from seed), the engine at depth 3 plays both sides on
+// until the game first has at most maxPieces pieces; the position is kept
+// if it has at least minPieces, neither side leads by more than a Pedine
+// in material (players.Material) and the game is not over. It gives up
+// after 50·count random openings if it has not found count.
+func EndgameOpenings(v engine.Variant, plies, minPieces, maxPieces, count int, seed uint64) ([]Opening, error) {
+	if minPieces < 2 || maxPieces < minPieces {
+		return nil, fmt.Errorf("match: opening pieces %d-%d: want 2 <= min <= max", minPieces, maxPieces)
+	}
+	starts, err := Openings(v, plies, 50*count, seed)
+	if err != nil {
+		return nil, err
+	}
+	s := search.NewSearcher(1)
+	seen := map[string]bool{}
+	var out []Opening
+	for _, o := range starts {
+		if len(out) == count {
+			break
+		}
+		g, err := engine.NewGame(v)
+		if err != nil {
+			return nil, err
+		}
+		moves := append([]string(nil), o.Moves...)
+		for _, m := range moves {
+			if _, err := g.PlayText(m); err != nil {
+				return nil, err
+			}
+		}
+		s.Clear()
+		for !g.Outcome().Over() {
+			p := g.Position()
+			if p.CountSide(engine.Red)+p.CountSide(engine.Black) <= maxPieces {
+				break
+			}
+			res := s.Search(context.Background(), p, search.Options{Variant: v, History: g.History()}, search.Limits{Depth: 3}, nil)
+			if !res.HasBest {
+				break
+			}
+			if err := g.Play(res.Best); err != nil {
+				return nil, err
+			}
+			moves = append(moves, res.Best.String())
+		}
+		p := g.Position()
+		n := p.CountSide(engine.Red) + p.CountSide(engine.Black)
+		d := players.Material(&p, engine.Red)
+		if g.Outcome().Over() || n < minPieces || n > maxPieces || d > 100 || d < -100 || seen[p.String()] {
+			continue
+		}
+		seen[p.String()] = true
+		out = append(out, Opening{Moves: moves, Position: p})
+	}
+	if len(out) < count {
+		return nil, fmt.Errorf("match: found %d openings with %d-%d pieces, want %d", len(out), minPieces, maxPieces, count)
+	}
+	return out, nil
+}
+
 // Config describes a match.
 type Config struct {
 	Player1, Player2 players.Spec
 	Variant          engine.Variant
 	Pairs            int
 	OpeningPlies     int
-	Seed             uint64
-	Concurrency      int
+	// OpeningPieces, if set (min, max), makes the openings endgames with
+	// that many pieces (EndgameOpenings).
+	OpeningPieces [2]int
+	Seed          uint64
+	Concurrency   int
 	// MaxPlies ends a game still going after this many plies (opening
 	// included) as a draw, reported as adjudicated; 0 means 1000. The
 	// repetition and no-progress rules end every real game long before.
@@ -150,7 +215,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Variant.Setup == 0 {
 		cfg.Variant = engine.DefaultVariant()
 	}
-	openings, err := Openings(cfg.Variant, cfg.OpeningPlies, cfg.Pairs, cfg.Seed)
+	var openings []Opening
+	var err error
+	if cfg.OpeningPieces != [2]int{} {
+		openings, err = EndgameOpenings(cfg.Variant, cfg.OpeningPlies, cfg.OpeningPieces[0], cfg.OpeningPieces[1], cfg.Pairs, cfg.Seed)
+	} else {
+		openings, err = Openings(cfg.Variant, cfg.OpeningPlies, cfg.Pairs, cfg.Seed)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -99,3 +99,37 @@ func TestTablebaseAdjudication(t *testing.T) {
 		t.Errorf("summary %+v", s)
 	}
 }
+
+// Endgame openings: distinct, reached by legal play from the start, each
+// with 6 to 8 pieces, balanced within a Pedine, the game still going; the
+// same seed gives the same openings.
+func TestEndgameOpenings(t *testing.T) {
+	v := engine.DefaultVariant()
+	a, err := EndgameOpenings(v, 4, 6, 8, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := EndgameOpenings(v, 4, 6, 8, 5, 1)
+	seen := map[string]bool{}
+	for i, o := range a {
+		g, _ := engine.NewGame(v)
+		for _, m := range o.Moves {
+			if _, err := g.PlayText(m); err != nil {
+				t.Fatalf("opening %d: %s: %v", i, m, err)
+			}
+		}
+		p := g.Position()
+		n := p.CountSide(engine.Red) + p.CountSide(engine.Black)
+		d := players.Material(&p, engine.Red)
+		if p.String() != o.Position.String() || n < 6 || n > 8 || d > 100 || d < -100 || g.Outcome().Over() || seen[p.String()] {
+			t.Errorf("opening %d: %s (%d pieces, material %+d, %v)", i, p, n, d, g.Outcome())
+		}
+		seen[p.String()] = true
+		if b[i].Position.String() != p.String() {
+			t.Errorf("opening %d differs with the same seed", i)
+		}
+	}
+	if _, err := EndgameOpenings(v, 4, 9, 8, 5, 1); err == nil {
+		t.Error("min above max: no error")
+	}
+}
