@@ -184,6 +184,13 @@ egtb: build ## Build the tablebases with up to EGTB_PIECES (5) pieces into EGTB_
 	./$(BIN) egtb build --pieces $(EGTB_PIECES) --threads $(EGTB_THREADS) --out $(EGTB_DIR)
 	./$(BIN) egtb verify --quiet $(EGTB_DIR)
 
+EGTB_PLAY_DIR ?= egtb4
+
+.PHONY: egtb-play
+egtb-play: build ## Build the <= 4-piece set into EGTB_PLAY_DIR (resumes), then play 500 won and 200 drawn positions sampled from it against the tables' best defence (TestTablebasePlay)
+	./$(BIN) egtb build --pieces 4 --threads $(EGTB_THREADS) --out $(EGTB_PLAY_DIR)
+	DAMONE_EGTB_DIR=$(abspath $(EGTB_PLAY_DIR)) go test ./internal/search/ -run '^TestTablebasePlay$$' -count 1 -v
+
 ##@ Engine play (docs/engine.md, docs/BENCHMARKS.md)
 
 # The published matches: 100 pairs each, seed 1, openings after 4 random
