@@ -170,4 +170,3 @@ func OverlayValues(dir string, overlays []string) (map[string]string, error) {
 	}
 	return out, nil
 }
-
