@@ -11,13 +11,18 @@ app.kubernetes.io/component: {{ . }}
 {{- end -}}
 
 {{/*
-The ConfigMap's data as JSON: .Values.config, and the DAMONE_*_ADDR of a
-port other than the default.
+The ConfigMap's data as JSON: .Values.config as strings (a number as its
+integer: values arrive as float64, which would print 1048576 as
+1.048576e+06), and the DAMONE_*_ADDR of a port other than the default.
 */}}
 {{- define "damone.configData" -}}
 {{- $d := dict -}}
 {{- range $k, $v := .Values.config -}}
-{{- $_ := set $d $k $v -}}
+{{- if or (kindIs "float64" $v) (kindIs "int64" $v) (kindIs "int" $v) -}}
+{{- $_ := set $d $k (printf "%d" (int64 $v)) -}}
+{{- else -}}
+{{- $_ := set $d $k (toString $v) -}}
+{{- end -}}
 {{- end -}}
 {{- $defaults := dict "grpc" 9090 "http" 8080 "metrics" 9102 -}}
 {{- range $name, $default := $defaults -}}
