@@ -281,3 +281,49 @@ func TestCompareNamesObjectAndField(t *testing.T) {
 		t.Errorf("a changed list item: got %v", err)
 	}
 }
+
+// TestPackageRendersTheSame: the packaged chart (make chart) holds the
+// linked files' contents and the stamped version, and renders what the
+// folder renders but for the default image tag, which becomes the version.
+func TestPackageRendersTheSame(t *testing.T) {
+	path, err := helmchart.Package(helmchart.ChartDir(), "9.8.7", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(path) != "damone-9.8.7.tgz" {
+		t.Errorf("packaged as %s, want damone-9.8.7.tgz", filepath.Base(path))
+	}
+	values := filepath.Join(helmchart.ChartDir(), "values-prod.yaml")
+	fromDir, err := helmchart.RenderFiles(helmchart.ChartDir(), []string{values}, nil, "damone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPackage, err := helmchart.RenderFiles(path, []string{values}, nil, "damone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := helmchart.Objects(fromDir)
+	b, _ := helmchart.Objects(fromPackage)
+	if err := compare(b, a); err != nil {
+		t.Errorf("the package renders differently from the folder:\n%v", err)
+	}
+	ch, err := loader.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Metadata.Version != "9.8.7" || ch.Metadata.AppVersion != "9.8.7" {
+		t.Errorf("version %s, appVersion %s, want 9.8.7 both", ch.Metadata.Version, ch.Metadata.AppVersion)
+	}
+	defaults, err := helmchart.RenderFiles(path, nil, nil, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(defaults, "image: damone:9.8.7\n") {
+		t.Errorf("the packaged chart's default image is not damone:9.8.7")
+	}
+	for _, f := range ch.Files {
+		if strings.HasPrefix(f.Name, "files/") && len(f.Data) < 1000 {
+			t.Errorf("%s holds %d bytes: a link, not the file", f.Name, len(f.Data))
+		}
+	}
+}
