@@ -48,12 +48,13 @@ deps: ## Install what tests and generation need beyond Go, if missing (Debian pa
 	scripts/test-deps
 
 .PHONY: test
-test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwaway PostgreSQL), a 60 s soak, then make interop
+test: deps ## Run every test: gofmt, vet, unit, property, end-to-end (a throwaway PostgreSQL), the Helm chart, a 60 s soak, then make interop
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:" >&2; echo "$$unformatted" >&2; exit 1; fi
 	go vet ./...
 	scripts/test-postgres run bash -c 'go test ./... && go test -race ./internal/games/ ./internal/server/ ./internal/metrics/ ./internal/store/...'
 	$(MAKE) --no-print-directory test-rules
+	$(MAKE) --no-print-directory test-chart
 	$(MAKE) --no-print-directory soak DURATION=60s SOAK_KILL_EVERY=12s
 	scripts/interop
 
@@ -168,8 +169,19 @@ test-rules: deps ## promtool: check the alerting and recording rules (k8s/base/p
 	promtool check rules $(RULES_DIR)/damone.rules.yaml
 	cd $(RULES_DIR) && promtool test rules *_test.yaml
 
+# The Helm chart (charts/damone) is rendered, linted and packaged by Helm's
+# Go packages in tools/helm, a module of its own (Helm's dependencies stay
+# out of go.mod and out of tools/k8s, whose build list makes kube-apiserver).
+.PHONY: test-chart
+test-chart: ## The Helm chart: renders what k8s/base and each overlay render (object by object), helm lint, the values schema, every damone serve flag reachable (part of make test)
+	cd tools/helm && go test -count=1 ./...
+
+.PHONY: chart
+chart: ## Package charts/damone as DIST/damone-VERSION.tgz, version and appVersion VERSION (make release does it too)
+	cd tools/helm && go run ./cmd/damone-chart package -version $(VERSION) -out $(abspath $(DIST))
+
 .PHONY: test-k8s
-test-k8s: ## Apply every overlay to a real kube-apiserver (tools built once by scripts/k8s-tools; many minutes when cold): accepted, idempotent, upgradable; rollouts and evictions on fake nodes
+test-k8s: ## Apply every overlay and the Helm chart with each values file to a real kube-apiserver (tools built once by scripts/k8s-tools; many minutes when cold): accepted, idempotent, upgradable; rollouts and evictions on fake nodes
 	scripts/k8s-tools build
 	cd tools/k8s && go test -count=1 -v ./apiserver/
 

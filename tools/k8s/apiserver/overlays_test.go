@@ -42,17 +42,18 @@ func (c *cluster) applyFresh(ctx context.Context, objs []*unstructured.Unstructu
 	return applied, stored, err
 }
 
-// TestOverlaysApply: every overlay, server-side applied into a fresh
+// TestOverlaysApply: every overlay, and the Helm chart with each overlay's
+// values file, server-side applied into a fresh
 // namespace, is accepted whole (no refusal, no warning), is stored as
 // applied, passes the checks of the stored PDB, HPA, NetworkPolicy,
 // ServiceMonitor and PrometheusRule, and a second apply changes nothing.
 func TestOverlaysApply(t *testing.T) {
 	c := getCluster(t)
 	t.Logf("API server %s", c.serverVer)
-	for _, overlay := range overlayNames(t) {
+	for _, overlay := range manifestSetNames(t) {
 		t.Run(overlay, func(t *testing.T) {
 			ctx := testContext(t)
-			objs := mustParse(t, renderOverlays(t)[overlay])
+			objs := mustParse(t, manifestSets(t)[overlay])
 			applied, stored, err := c.applyFresh(ctx, objs, "install-"+overlay)
 			if err != nil {
 				t.Fatalf("first apply refused:\n%v", err)
@@ -112,20 +113,21 @@ func baseline(t *testing.T, overlay string) []*unstructured.Unstructured {
 }
 
 // TestOverlaysUpgrade: every overlay as released (the committed baseline),
-// then today's on top in the same namespace: both accepted (no immutable
+// then today's on top (and the chart's rendering with that overlay's
+// values file on top of the same baseline: baselineOf) in the same namespace: both accepted (no immutable
 // field changed, no conflict), the result stored as today's objects say,
 // and a further apply changes nothing.
 func TestOverlaysUpgrade(t *testing.T) {
 	c := getCluster(t)
-	for _, overlay := range overlayNames(t) {
+	for _, overlay := range manifestSetNames(t) {
 		t.Run(overlay, func(t *testing.T) {
 			ctx := testContext(t)
 			ns := "upgrade-" + overlay
-			old := baseline(t, overlay)
+			old := baseline(t, baselineOf(overlay))
 			if _, _, err := c.applyFresh(ctx, old, ns); err != nil {
-				t.Fatalf("the baseline (%s/%s.yaml) is refused:\n%v", baselineDir, overlay, err)
+				t.Fatalf("the baseline (%s/%s.yaml) is refused:\n%v", baselineDir, baselineOf(overlay), err)
 			}
-			applied, _, err := c.applyFresh(ctx, mustParse(t, renderOverlays(t)[overlay]), ns)
+			applied, _, err := c.applyFresh(ctx, mustParse(t, manifestSets(t)[overlay]), ns)
 			if err != nil {
 				t.Fatalf("upgrading from the baseline is refused:\n%v", err)
 			}

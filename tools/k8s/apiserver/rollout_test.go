@@ -34,12 +34,12 @@ import (
 // is not replaced, and a pod that no PDB covers can be evicted.
 func TestRolloutsAndEvictions(t *testing.T) {
 	c := getControlPlane(t)
-	for _, overlay := range overlayNames(t) {
+	for _, overlay := range manifestSetNames(t) {
 		t.Run(overlay, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			ns := "rollout-" + overlay
-			objs := mustParse(t, renderOverlays(t)[overlay])
+			objs := mustParse(t, manifestSets(t)[overlay])
 			applied, _, err := c.applyFresh(ctx, objs, ns)
 			if err != nil {
 				t.Fatalf("apply refused:\n%v", err)
