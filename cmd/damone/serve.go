@@ -45,7 +45,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		return "env " + envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 	}
 	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
-	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
+	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, Connect and gRPC-Web, /healthz and /readyz listen address")
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "send traces over OTLP/gRPC to this URL, e.g. http://otel-collector:4317 (https:// for TLS); empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT is set")
