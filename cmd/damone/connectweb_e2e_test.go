@@ -97,6 +97,22 @@ func TestConnectWebRequestBytes(t *testing.T) {
 			svWantStatus(t, cwStatus(err), codes.ResourceExhausted, "LIMIT_EXCEEDED", "", map[string]string{"limit": "request_bytes", "maximum": "2048"})
 		})
 	}
+	// --max-header-bytes (64 KiB by default) bounds the header block, as
+	// for REST: 431 before any call.
+	t.Run("headers", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, s.url("/damone.v1.RulesService/GetInitialPosition"), strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Connect-Protocol-Version", "1")
+		req.Header.Set("X-Padding", strings.Repeat("x", 80<<10))
+		resp, err := cwHTTP1.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("an 80 KiB header: HTTP %d, want 431", resp.StatusCode)
+		}
+	})
 	t.Run("gRPC, for comparison", func(t *testing.T) {
 		_, err := s.rules.ListLegalMoves(svCtx(t), big)
 		svWantStatus(t, err, codes.ResourceExhausted, "LIMIT_EXCEEDED", "", map[string]string{"limit": "request_bytes", "maximum": "2048"})
