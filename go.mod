@@ -11,6 +11,9 @@ tool (
 )
 
 require (
+	connectrpc.com/connect v1.19.1
+	connectrpc.com/cors v0.1.0
+	connectrpc.com/vanguard v0.4.0
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/chromedp/cdproto v0.159.0
@@ -28,6 +31,7 @@ require (
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring v0.95.2
 	github.com/prometheus/client_golang v1.25.0
+	github.com/rs/cors v1.11.1
 	github.com/valyala/fasthttp v1.78.0
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -44,12 +45,13 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		return "env " + envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 	}
 	grpcAddr := fs.String("grpc-addr", server.DefaultGRPCAddr, "gRPC listen address")
-	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, /healthz and /readyz listen address")
+	httpAddr := fs.String("http-addr", server.DefaultHTTPAddr, "REST/JSON gateway, Connect and gRPC-Web, /healthz and /readyz listen address")
 	metricsAddr := fs.String("metrics-addr", server.DefaultMetricsAddr, "Prometheus /metrics listen address")
 	adminBackup := fs.Bool("admin-backup", false, "serve GET /admin/backup, a copy of the embedded store, on the metrics address")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "send traces over OTLP/gRPC to this URL, e.g. http://otel-collector:4317 (https:// for TLS); empty: off, unless the standard OTEL_EXPORTER_OTLP_ENDPOINT is set")
 	pprofOn := fs.Bool("pprof", false, "serve net/http/pprof under /debug/pprof/ on the metrics address, all but cmdline (it can hold secrets)")
 	webPage := fs.Bool("web", true, "serve the board page (/, /games/{id}) on the HTTP address, when the games service is served")
+	corsOrigins := fs.String("cors-origins", "", "origins (scheme://host[:port], comma-separated, or *) of other sites whose pages may make Connect and gRPC-Web calls on the HTTP address; empty: none, only pages of the same origin")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
@@ -161,6 +163,10 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		}
 	}
 	var rules, gamesOn, analysis bool
+	origins, err := parseOrigins(*corsOrigins)
+	if err != nil {
+		return cli.Usagef("--cors-origins %q: %v", *corsOrigins, err)
+	}
 	for _, name := range strings.Split(*services, ",") {
 		switch strings.TrimSpace(name) {
 		case "rules":
@@ -226,7 +232,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		tables = loadTables(*egtbDir, logger)
 	}
 	srv, err := server.New(server.Config{
-		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage,
+		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage, CORSOrigins: origins,
 		Tracing: traced, Pprof: *pprofOn,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer,
@@ -256,4 +262,27 @@ func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want json or text", format)
+}
+
+// parseOrigins reads --cors-origins: "" (none), "*", or comma-separated
+// origins, each scheme://host[:port] with scheme http or https and nothing
+// after the host (browsers send the Origin header in exactly this form).
+func parseOrigins(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []string
+	for o := range strings.SplitSeq(list, ",") {
+		o = strings.TrimSpace(o)
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("origin %q: want scheme://host[:port] with scheme http or https, e.g. https://board.example.org, or *", o)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

@@ -96,22 +96,29 @@ func limitExceeded(limit, maximum string) *wantError {
 	return &wantError{code: codes.ResourceExhausted, reason: "LIMIT_EXCEEDED", metadata: map[string]string{"limit": limit, "maximum": maximum}}
 }
 
-// runNumCases runs each case over gRPC and REST.
+// runNumCases runs each case over gRPC, Connect (but for the
+// bidirectional ValidateGames, which needs HTTP/2) and REST.
 func runNumCases(t *testing.T, s *binServer, cases []numCase) {
 	t.Helper()
 	model := loadErrorModel(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, surface := range []string{"gRPC", "REST"} {
+			for _, surface := range []string{"gRPC", "Connect", "REST"} {
 				if surface == "REST" && c.grpcOnly != "" {
 					t.Logf("REST: none (%s)", c.grpcOnly)
 					continue
 				}
 				cl := c.mk(t)
+				if surface == "Connect" && methodDesc(t, cl.method).IsStreamingClient() {
+					continue
+				}
 				var a answer
-				if surface == "gRPC" {
+				switch surface {
+				case "gRPC":
 					a = s.grpcCall(t, cl)
-				} else {
+				case "Connect":
+					a = s.connectCall(t, cl)
+				default:
 					a = s.restCall(t, cl)
 				}
 				checkNumAnswer(t, surface, model, c, a)
@@ -123,23 +130,23 @@ func runNumCases(t *testing.T, s *binServer, cases []numCase) {
 func checkNumAnswer(t *testing.T, surface string, model errorModel, c numCase, a answer) {
 	t.Helper()
 	if c.want == nil {
-		if surface == "gRPC" && a.st.Code() != codes.OK || surface == "REST" && a.errJSON != nil {
+		if surface != "REST" && a.st.Code() != codes.OK || surface == "REST" && a.errJSON != nil {
 			t.Errorf("%s: refused (%v, HTTP %d %s); want it served", surface, a.st.Proto(), a.http, a.errJSON)
 			return
 		}
 		c.ok(t, a.msgs)
 		return
 	}
-	if surface == "gRPC" {
+	if surface != "REST" { // gRPC, or Connect: the same status
 		if a.st.Code() == codes.OK {
-			t.Errorf("gRPC: served (%d messages); want %v %s", len(a.msgs), c.want.code, c.want.reason)
+			t.Errorf("%s: served (%d messages); want %v %s", surface, len(a.msgs), c.want.code, c.want.reason)
 			return
 		}
-		checkStatus(t, "gRPC", a.st, *c.want)
+		checkStatus(t, surface, a.st, *c.want)
 		if c.rng != nil {
 			for _, v := range violations(a.st) {
 				if v.GetField() == c.want.field && !c.rng.MatchString(v.GetDescription()) {
-					t.Errorf("gRPC: violation on %s says %q; want it to name the accepted range (%s)", v.GetField(), v.GetDescription(), c.rng)
+					t.Errorf("%s: violation on %s says %q; want it to name the accepted range (%s)", surface, v.GetField(), v.GetDescription(), c.rng)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -32,6 +33,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/connectweb"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
@@ -81,7 +83,11 @@ type Config struct {
 	Pprof bool
 	// Web serves the board page (internal/web) on the HTTP address: /,
 	// /games/{id} and /assets/; only with Games, which the page plays on.
-	Web                     bool
+	Web bool
+	// CORSOrigins are the origins of other sites whose pages may make
+	// Connect and gRPC-Web calls (internal/connectweb); none by default,
+	// so only pages served from the HTTP address itself can.
+	CORSOrigins             []string
 	DrainTimeout            time.Duration // bound on finishing in-flight calls at shutdown
 	MaxCallDuration         time.Duration // deadline on every unary call, and on any call's request arriving (idle.go); 0: the default
 	MaxStreamsPerConnection int           // calls open at once on one gRPC connection (REST: no bound); 0: the default
@@ -280,6 +286,30 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.gatewayConn = conn
+	// Connect and gRPC-Web on the gateway's server: the services without
+	// health and reflection, the interceptors of every call, and no
+	// connection age (it would cut browser watches). Its requests pass the
+	// body guard too, which answers them in their own protocol.
+	rpc, err := connectweb.New(s.gatewayGRPC, connectweb.Options{MaxMessageBytes: gatewayMaxResponseBytes,
+		CORSOrigins: cfg.CORSOrigins, CORSHeaders: []string{"Authorization"}})
+	if err != nil {
+		s.closeListeners()
+		conn.Close()
+		return nil, err
+	}
+	restAnswer := s.bodies.answer
+	s.bodies.answer = func(w http.ResponseWriter, r *http.Request, err error) {
+		if !rpc.Handles(r) {
+			restAnswer(w, r, err)
+			return
+		}
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			err = limitExceeded("request_bytes", cfg.MaxRequestBytes,
+				"the request body is larger than the server's limit of %d bytes (setting max-request-bytes)", cfg.MaxRequestBytes)
+		}
+		rpc.WriteError(w, r, err)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writePlain(w, http.StatusOK, "ok") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -298,6 +328,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		site.Register(mux)
+	}
+	for _, p := range rpc.Prefixes() {
+		mux.Handle(p, rpc)
 	}
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
@@ -546,12 +579,16 @@ func slogAdapter(l *slog.Logger) logging.Logger {
 // writer waits while it is full, as it would on a socket.
 const gatewayBufferBytes = 1 << 20
 
+// gatewayMaxResponseBytes bounds one response message the HTTP port's
+// protocols hold in memory on its way to the client.
+const gatewayMaxResponseBytes = 64 << 20
+
 // gatewayClient connects the gateway to the gRPC server over lis.
 func gatewayClient(lis *bufconn.Listener, traced bool) (*grpc.ClientConn, error) {
 	opts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64 << 20)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(gatewayMaxResponseBytes)),
 	}
 	if traced {
 		// Carries the REST request's trace to the gRPC call it makes.

@@ -3,11 +3,11 @@
 //
 //   npm install @damone/client @bufbuild/protobuf@^2.17.0 @connectrpc/connect@^2.1.1 @connectrpc/connect-web@^2.1.1
 //
-// Browsers cannot speak gRPC over HTTP/2 themselves: this needs a server (or
-// a proxy in front of it) that speaks the Connect or gRPC-Web protocol, which
-// `damone serve` does not yet do. Until then, call the REST gateway
-// (docs/api.md) from a browser. The calls are the same as on Node
-// (examples/node.ts); only the transport differs.
+// baseUrl is damone's HTTP port (e.g. http://localhost:8080, or the page's
+// own origin behind a proxy), which speaks Connect and gRPC-Web beside REST;
+// a page of another origin needs `damone serve --cors-origins ORIGIN`. The
+// calls are the same as on Node (examples/node.ts); only the transport
+// differs.
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { RulesService } from "@damone/client";

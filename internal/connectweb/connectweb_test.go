@@ -1,0 +1,149 @@
+package connectweb
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+)
+
+func newHandler(t *testing.T, opts Options) *Handler {
+	t.Helper()
+	srv := grpc.NewServer()
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	h, err := New(srv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestPrefixesAndHandles(t *testing.T) {
+	h := newHandler(t, Options{})
+	if got := h.Prefixes(); !slices.Equal(got, []string{"/grpc.health.v1.Health/"}) {
+		t.Errorf("Prefixes() = %v", got)
+	}
+	for path, want := range map[string]bool{"/grpc.health.v1.Health/Check": true, "/grpc.health.v1.Healthz": false, "/v1/games": false} {
+		if got := h.Handles(httptest.NewRequest("POST", path, nil)); got != want {
+			t.Errorf("Handles(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// refusal is a LIMIT_EXCEEDED status with its ErrorInfo.
+func refusal(t *testing.T) error {
+	st, err := status.New(codes.ResourceExhausted, "too big").WithDetails(&errdetails.ErrorInfo{
+		Reason: "LIMIT_EXCEEDED", Domain: "damone.v1", Metadata: map[string]string{"limit": "request_bytes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Err()
+}
+
+// TestWriteError: a refusal in each protocol's error shape (the Connect
+// protocol's documented JSON error, its end-of-stream message, gRPC-Web's
+// status headers), with the ErrorInfo detail.
+func TestWriteError(t *testing.T) {
+	h := newHandler(t, Options{})
+	call := func(ctype string, hdr ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", nil)
+		r.Header.Set("Content-Type", ctype)
+		for i := 0; i < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		w := httptest.NewRecorder()
+		h.WriteError(w, r, refusal(t))
+		return w
+	}
+	type connectErr struct {
+		Code    string
+		Message string
+		Details []struct{ Type, Value string }
+	}
+	checkConnect := func(t *testing.T, e connectErr) {
+		t.Helper()
+		if e.Code != "resource_exhausted" || e.Message != "too big" || len(e.Details) != 1 || e.Details[0].Type != "google.rpc.ErrorInfo" {
+			t.Fatalf("error %+v", e)
+		}
+		b, _ := base64.RawStdEncoding.DecodeString(strings.TrimRight(e.Details[0].Value, "="))
+		var info errdetails.ErrorInfo
+		if err := proto.Unmarshal(b, &info); err != nil || info.Reason != "LIMIT_EXCEEDED" || info.Metadata["limit"] != "request_bytes" {
+			t.Errorf("ErrorInfo %v (%v)", &info, err)
+		}
+	}
+
+	t.Run("Connect unary", func(t *testing.T) {
+		w := call("application/proto", "Connect-Protocol-Version", "1")
+		var e connectErr
+		if w.Code != http.StatusTooManyRequests || json.Unmarshal(w.Body.Bytes(), &e) != nil {
+			t.Fatalf("HTTP %d %s", w.Code, w.Body)
+		}
+		checkConnect(t, e)
+	})
+	t.Run("Connect stream", func(t *testing.T) {
+		w := call("application/connect+proto")
+		b := w.Body.Bytes()
+		// One envelope: flags 0x02 (end of stream), length, JSON.
+		if w.Code != 200 || len(b) < 5 || b[0] != 2 || int(binary.BigEndian.Uint32(b[1:5])) != len(b)-5 {
+			t.Fatalf("HTTP %d % x", w.Code, b)
+		}
+		var end struct{ Error connectErr }
+		if err := json.Unmarshal(b[5:], &end); err != nil {
+			t.Fatal(err)
+		}
+		checkConnect(t, end.Error)
+	})
+	t.Run("gRPC-Web", func(t *testing.T) {
+		w := call("application/grpc-web+proto", "X-Grpc-Web", "1")
+		if w.Header().Get("Grpc-Status") != "8" || w.Header().Get("Grpc-Message") != "too big" {
+			t.Fatalf("HTTP %d headers %v", w.Code, w.Header())
+		}
+		b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(w.Header().Get("Grpc-Status-Details-Bin"), "="))
+		var st spb.Status
+		if err != nil || proto.Unmarshal(b, &st) != nil || len(st.Details) != 1 {
+			t.Fatalf("Grpc-Status-Details-Bin %q: %v", w.Header().Get("Grpc-Status-Details-Bin"), err)
+		}
+		var info errdetails.ErrorInfo
+		if err := st.Details[0].UnmarshalTo(&info); err != nil || info.Reason != "LIMIT_EXCEEDED" {
+			t.Errorf("detail %v: %v", st.Details[0], err)
+		}
+	})
+}
+
+// TestCORS: no CORS headers without origins; with them, a preflight of a
+// listed origin is allowed with the protocols' headers and the extra ones.
+func TestCORS(t *testing.T) {
+	preflight := func(h http.Handler, origin string) http.Header {
+		r := httptest.NewRequest("OPTIONS", "/grpc.health.v1.Health/Check", nil)
+		r.Header.Set("Origin", origin)
+		r.Header.Set("Access-Control-Request-Method", "POST")
+		r.Header.Set("Access-Control-Request-Headers", "authorization,connect-protocol-version,content-type") // sorted, as browsers send it
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Header()
+	}
+	if got := preflight(newHandler(t, Options{}), "https://a.example").Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("without origins: Access-Control-Allow-Origin %q", got)
+	}
+	h := newHandler(t, Options{CORSOrigins: []string{"https://a.example"}, CORSHeaders: []string{"Authorization"}})
+	got := preflight(h, "https://a.example")
+	if got.Get("Access-Control-Allow-Origin") != "https://a.example" || !strings.Contains(strings.ToLower(got.Get("Access-Control-Allow-Headers")), "authorization") {
+		t.Errorf("listed origin: %v", got)
+	}
+	if got := preflight(h, "https://b.example").Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("origin not listed: Access-Control-Allow-Origin %q", got)
+	}
+}
