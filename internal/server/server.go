@@ -90,6 +90,11 @@ type Config struct {
 	MaxPerftDepth           int
 	MaxGamePlies            int // moves of one game: ValidateGame accepts, a stored game may have (unless Limits.MaxPlies)
 	MaxPositionPlies        int // moves of a game whose every position ValidateGame returns
+	// StreamHeartbeat is how long a REST server stream (WatchGame,
+	// AnalyzePosition) may be silent before it gets a heartbeat line
+	// (HeartbeatLine); 0: DefaultStreamHeartbeat. gRPC streams have
+	// HTTP/2 keepalive pings instead.
+	StreamHeartbeat time.Duration
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
 	// games need one store shared by every replica that serves them, and
@@ -274,7 +279,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
 	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
-	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies, cfg.Tracing)
+	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies, cfg.Tracing, cmp.Or(cfg.StreamHeartbeat, DefaultStreamHeartbeat))
 	if err != nil {
 		s.closeListeners()
 		return nil, err
