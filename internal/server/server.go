@@ -32,6 +32,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/apidocs"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
@@ -304,6 +305,12 @@ func New(cfg Config) (*Server, error) {
 		}
 		site.Register(mux)
 	}
+	docs, err := apidocs.New(cfg.Web)
+	if err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	docs.Register(mux)
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
