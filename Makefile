@@ -111,6 +111,9 @@ generate: deps ## Regenerate gen/ (Go messages, gRPC stubs, gateway, OpenAPI; Ty
 	$(BUF) generate --template buf.gen.clients.yaml
 	$(BUF) generate --template buf.gen.cpp-java.yaml
 	$(BUF) generate --template buf.gen.ruby.yaml
+	@# The heartbeat in the v2 stream envelopes, the OpenAPI 3 document,
+	@# their embed.go files and Swagger UI's files (gen/swaggerui).
+	go run ./cmd/damone-openapi
 
 .PHONY: check-gen
 check-gen: generate ## Regenerate and fail if gen/ differs from HEAD or has untracked files

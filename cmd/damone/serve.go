@@ -80,6 +80,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	maxGames := fs.Int("max-games", games.DefaultLimits.MaxGames, "games the store may hold (0 = no limit)")
 	maxWatchers := fs.Int("max-watchers", games.DefaultLimits.MaxWatchers, "open watch streams in total (0 = no limit)")
 	maxPerGame := fs.Int("max-watchers-per-game", games.DefaultLimits.MaxWatchersPerGame, "open watch streams per game (0 = no limit)")
+	heartbeat := fs.Duration("stream-heartbeat", server.DefaultStreamHeartbeat, `how long a REST stream (WatchGame, AnalyzePosition) may be silent before the server sends a {"heartbeat":{}} line`)
 	watchBuffer := fs.Int("watch-buffer", games.DefaultLimits.WatchBuffer, "events buffered per watcher before a slow watcher is cut off")
 	if err := ff.Parse(fs.FlagSet, args, ff.WithEnvVarPrefix(envPrefix)); err != nil {
 		err = fs.ParseError(err)
@@ -144,6 +145,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*maxWatchers >= 0, "max-watchers", *maxWatchers, "0 or more"},
 		{*maxPerGame >= 0, "max-watchers-per-game", *maxPerGame, "0 or more"},
 		// Each watcher's buffer is allocated when it starts watching.
+		{*heartbeat >= 10*time.Millisecond && *heartbeat <= time.Hour, "stream-heartbeat", *heartbeat, "10ms..1h"},
 		{*watchBuffer >= 1 && *watchBuffer <= 65536, "watch-buffer", *watchBuffer, "1..65536"},
 		{*tableMB >= 1 && *tableMB <= 4096, "search-table-mb", *tableMB, "1..4096"},
 		{*gcPercent >= 25 && *gcPercent <= 2000, "gc-percent", *gcPercent, "25..2000"},
@@ -235,6 +237,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage, CORSOrigins: origins,
 		Tracing: traced, Pprof: *pprofOn,
 		DrainTimeout: *drain, MaxConnectionAge: *maxConnAge, MaxCallDuration: *maxCall, MaxStreamsPerConnection: *maxStreams, MaxRequestBytes: *maxReq, MaxHeaderBytes: *maxHeader, MaxPerftDepth: *maxPerft, MaxGamePlies: *maxPlies, MaxPositionPlies: *maxPositionPlies,
+		StreamHeartbeat: *heartbeat,
 		Limits: games.Limits{MaxGames: *maxGames, MaxWatchers: *maxWatchers, MaxWatchersPerGame: *maxPerGame, WatchBuffer: *watchBuffer,
 			MinClockTime: *minClock, MaxClockTime: *maxClock, FirstMoveTime: *firstMove},
 		Rules: rules, Games: gamesOn, Analysis: analysis, Tablebase: tables,

@@ -23,6 +23,14 @@ const sharedStorePoll = 2 * time.Second
 // service drains; the context's error when the caller goes away; any
 // error send returns.
 func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*Event) error) error {
+	return s.WatchLive(ctx, id, since, send, nil)
+}
+
+// WatchLive is Watch, and calls live (unless nil) once, when the watch is
+// accepted and caught up: every stored event above since has been sent
+// and the next are sent as they happen. A transport can then tell its
+// client that the stream is open before any event comes.
+func (s *Service) WatchLive(ctx context.Context, id string, since int64, send func(*Event) error, live func()) error {
 	if since < 0 {
 		return invalid("since_sequence", "since_sequence must be 0 or more, got %d", since)
 	}
@@ -74,6 +82,9 @@ func (s *Service) Watch(ctx context.Context, id string, since int64, send func(*
 	}
 	if g.Over() && last >= g.LastEvent {
 		return nil // the game-ended event was at or before since: nothing will follow
+	}
+	if live != nil {
+		live()
 	}
 	// With a shared store, also read the log now and then: a notification
 	// lost on the way costs a short delay, never an event.

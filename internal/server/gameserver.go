@@ -256,13 +256,21 @@ func (s *GameServer) WatchGame(req *damonev1.WatchGameRequest, stream grpc.Serve
 	if err != nil {
 		return toStatus(err)
 	}
-	err = s.games.Watch(stream.Context(), id, req.GetSinceSequence(), func(e *games.Event) error {
+	sent := false
+	err = s.games.WatchLive(stream.Context(), id, req.GetSinceSequence(), func(e *games.Event) error {
 		// A live event is converted and encoded once for all its watchers.
 		r := e.Rendered(renderEvent)
 		if err, ok := r.(error); ok {
 			return err
 		}
+		sent = true
 		return stream.SendMsg(r)
+	}, func() {
+		// A watch with nothing to replay is still open: its headers say
+		// so, and the REST gateway starts its heartbeats on them.
+		if !sent {
+			_ = stream.SendHeader(nil)
+		}
 	})
 	return toStatus(named(err, req.GetName()))
 }

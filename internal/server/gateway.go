@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
@@ -32,7 +33,7 @@ import (
 // (gateway_body.go), which reads their bodies, limited to
 // maxRequestBytes, and answers those it cannot read with the gateway's
 // error model.
-func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced bool) (http.Handler, *grpc.ClientConn, error) {
+func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced bool, heartbeat time.Duration) (http.Handler, *grpc.ClientConn, error) {
 	conn, err := gatewayClient(lis, traced)
 	if err != nil {
 		return nil, nil, err
@@ -59,6 +60,9 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithStreamErrorHandler(streamErrorHandler),
+		// Heartbeats on idle server streams start once a stream is
+		// accepted (gateway_heartbeat.go).
+		runtime.WithForwardResponseOption(streamStarted),
 	)
 	ctx := context.Background()
 	if err := damonev1.RegisterRulesServiceHandler(ctx, mux, conn); err != nil {
@@ -97,7 +101,9 @@ func newGateway(lis *bufconn.Listener, maxRequestBytes int, bs *bodies, traced b
 			return
 		}
 		if isServerStream(r) {
-			mux.ServeHTTP(&streamRefusal{ResponseWriter: w}, r)
+			hb := newHeartbeats(&streamRefusal{ResponseWriter: w}, heartbeat)
+			defer hb.stop()
+			mux.ServeHTTP(hb, r)
 			return
 		}
 		// A complete request is answered, even if its client has ended

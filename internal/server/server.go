@@ -34,6 +34,7 @@ import (
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/connectweb"
+	"github.com/damone-rules/damone/internal/apidocs"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
@@ -96,6 +97,11 @@ type Config struct {
 	MaxPerftDepth           int
 	MaxGamePlies            int // moves of one game: ValidateGame accepts, a stored game may have (unless Limits.MaxPlies)
 	MaxPositionPlies        int // moves of a game whose every position ValidateGame returns
+	// StreamHeartbeat is how long a REST server stream (WatchGame,
+	// AnalyzePosition) may be silent before it gets a heartbeat line
+	// (HeartbeatLine); 0: DefaultStreamHeartbeat. gRPC streams have
+	// HTTP/2 keepalive pings instead.
+	StreamHeartbeat time.Duration
 	// Rules, Games and Analysis select the services to serve: a fleet
 	// that only validates moves runs many stateless Rules-only replicas,
 	// games need one store shared by every replica that serves them, and
@@ -280,7 +286,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.GRPC.InitializeMetrics(s.grpc)
 
 	s.gatewayLis = bufconn.Listen(gatewayBufferBytes)
-	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies, cfg.Tracing)
+	gw, conn, err := newGateway(s.gatewayLis, cfg.MaxRequestBytes, s.bodies, cfg.Tracing, cmp.Or(cfg.StreamHeartbeat, DefaultStreamHeartbeat))
 	if err != nil {
 		s.closeListeners()
 		return nil, err
@@ -332,6 +338,12 @@ func New(cfg Config) (*Server, error) {
 	for _, p := range rpc.Prefixes() {
 		mux.Handle(p, rpc)
 	}
+	docs, err := apidocs.New(cfg.Web)
+	if err != nil {
+		s.closeListeners()
+		return nil, err
+	}
+	docs.Register(mux)
 	mux.Handle("/", gw)
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
