@@ -33,8 +33,8 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
-	"github.com/damone-rules/damone/internal/connectweb"
 	"github.com/damone-rules/damone/internal/apidocs"
+	"github.com/damone-rules/damone/internal/connectweb"
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/metrics"
 	"github.com/damone-rules/damone/internal/search"
