@@ -93,6 +93,9 @@ func startBinary(t *testing.T, args ...string) *binServer {
 			s.cmd.Env = append(s.cmd.Env, kv)
 		}
 	}
+	// No default endgame tables unless a case asks (their background
+	// build would cost a core).
+	s.cmd.Env = append(s.cmd.Env, "DAMONE_EGTB_PIECES=0")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
