@@ -136,9 +136,10 @@ func TestServeDefaultTablesStop(t *testing.T) {
 	s := svStart(t, "--store", "embedded", "--data-dir", data, "--egtb-pieces", "4", "--drain-timeout", "2s")
 	waitLog(t, s, "building the endgame tables in the background")
 	dir := filepath.Join(data, "egtb-4")
-	time.Sleep(300 * time.Millisecond) // the build process is running
-	if n := buildProcesses(t, dir); n != 1 {
-		t.Fatalf("%d build processes for %s, want 1", n, dir)
+	for deadline := time.Now().Add(10 * time.Second); buildProcesses(t, dir) != 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d build processes for %s after 10s, want 1", buildProcesses(t, dir), dir)
+		}
 	}
 	stopWithin(t, s, 10*time.Second, "the tables building")
 	if n := buildProcesses(t, dir); n != 0 {
