@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,16 +39,23 @@ func instructions(dockerfile string) [][2]string {
 	return out
 }
 
+// imageEgtbDir is where the image holds its endgame tables, the
+// manifests' DAMONE_EGTB_DIR.
+const imageEgtbDir = "/egtb"
+
 func TestDockerfile(t *testing.T) {
 	ins := instructions(readRootFile(t, "Dockerfile"))
 	var froms []string
 	var user, entrypoint, cmd, label string
-	var runs []string
+	var runs, copies []string
 	for _, in := range ins {
 		switch in[0] {
 		case "FROM":
 			froms = append(froms, in[1])
 			user, entrypoint, cmd, label = "", "", "", "" // per stage: keep the final stage's
+			copies = nil
+		case "COPY":
+			copies = append(copies, in[1])
 		case "LABEL":
 			label = in[1]
 		case "USER":
@@ -76,6 +84,14 @@ func TestDockerfile(t *testing.T) {
 	}
 	if entrypoint != `["/damone"]` || cmd != `["serve"]` {
 		t.Errorf("ENTRYPOINT %s CMD %s: want [\"/damone\"] and [\"serve\"] (the manifests pass args [serve])", entrypoint, cmd)
+	}
+
+	// The endgame tables the manifests read (DAMONE_EGTB_DIR) are built,
+	// checked and copied into the final stage.
+	allRuns := strings.Join(runs, "\n")
+	if !slices.Contains(copies, "--from=build /out/egtb "+imageEgtbDir) ||
+		!strings.Contains(allRuns, "egtb build --pieces 4") || !strings.Contains(allRuns, "--out /out/egtb") || !strings.Contains(allRuns, "egtb verify --quiet /out/egtb") {
+		t.Errorf("the image does not build, verify and hold the endgame tables at %s (COPY %v)", imageEgtbDir, copies)
 	}
 
 	// The numeric USER is what every pod runs as.

@@ -552,6 +552,22 @@ func check(o *objects, bin *binary) []error {
 				}
 			}
 
+			// Endgame tables: a prebuilt set, from the image's layer or a
+			// volume. Without one every pod would build the default set
+			// itself, under a cache directory on the read-only root.
+			onVolume := func(dir string) bool {
+				return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+					return filepath.IsAbs(dir) && (dir == m.MountPath || strings.HasPrefix(dir, strings.TrimSuffix(m.MountPath, "/")+"/"))
+				})
+			}
+			if dir := ctr.setting(bin, "DAMONE_EGTB_DIR"); dir != "" {
+				if dir != imageEgtbDir && !onVolume(dir) {
+					fail(cid, "DAMONE_EGTB_DIR %q is neither the image's endgame tables (%s) nor on a volume", dir, imageEgtbDir)
+				}
+			} else if ctr.setting(bin, "DAMONE_EGTB_PIECES") != "0" && ctr.setting(bin, "DAMONE_STORE") != "embedded" {
+				fail(cid, "no DAMONE_EGTB_DIR: each pod would build the default endgame tables itself, under a cache directory on the read-only root filesystem; set DAMONE_EGTB_DIR=%s (built into the image) or DAMONE_EGTB_PIECES=0", imageEgtbDir)
+			}
+
 			if ctr.setting(bin, "DAMONE_STORE") == "postgres" {
 				if _, ok := env["DAMONE_POSTGRES_DSN"]; !ok {
 					fail(cid, "--store postgres without DAMONE_POSTGRES_DSN (set it from a Secret)")
@@ -892,6 +908,7 @@ func TestChecksCatchMistakes(t *testing.T) {
 		{"ServiceMonitor on the wrong port name", "base/servicemonitor.yaml", "port: metrics", "port: http-metrics", "want the Service port named"},
 		{"grace period within the drain", "base/deployment-rules.yaml", "terminationGracePeriodSeconds: 35", "terminationGracePeriodSeconds: 20", "does not exceed"},
 		{"drain longer than the grace period", "base/kustomization.yaml", "DAMONE_DRAIN_TIMEOUT=20s", "DAMONE_DRAIN_TIMEOUT=45s", "does not exceed"},
+		{"no prebuilt endgame tables", "base/kustomization.yaml", "      - DAMONE_EGTB_DIR=/egtb\n", "", "no DAMONE_EGTB_DIR: each pod would build"},
 		{"misspelt setting", "base/kustomization.yaml", "DAMONE_DRAIN_TIMEOUT=20s", "DAMONE_DRAIN_TIMOUT=20s", "not a variable of `damone serve`"},
 		{"no memory limit", "base/deployment-games.yaml", "              memory: 512Mi\n", "", "needs both a request and a limit"},
 		{"root user", "base/deployment-rules.yaml", "runAsNonRoot: true\n        runAsUser: 65532", "runAsNonRoot: false\n        runAsUser: 65532", "runAsNonRoot is not true"},

@@ -88,7 +88,9 @@ func newServerProc(bin, logPath string, args ...string) (*serverProc, error) {
 }
 
 // serverEnv is this process's environment without DAMONE_ settings, so
-// a caller's DAMONE_STORE (say) cannot change what is measured.
+// a caller's DAMONE_STORE (say) cannot change what is measured, and
+// without the default endgame tables, whose background build would share
+// the cores being measured.
 func serverEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -96,7 +98,7 @@ func serverEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(env, "DAMONE_EGTB_PIECES=0")
 }
 
 // start runs the server and returns once its gRPC readiness check says

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/damone-rules/damone/internal/cli"
 	"github.com/damone-rules/damone/internal/games"
@@ -56,7 +57,8 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	services := fs.String("services", "rules,games,analysis", "services to serve, comma-separated: rules (stateless RulesService), games (GameService), analysis (AnalysisService)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target: heap growth in % before a collection (the runtime's default is 100); more trades memory for less GC time. GOGC, if set, wins")
-	egtbDir := fs.String("egtb-dir", "", "serve TablebaseService from the prebuilt endgame tables in this directory (damone egtb build), loaded in the background; empty: none")
+	egtbDir := fs.String("egtb-dir", "", "serve TablebaseService from the prebuilt endgame tables (up to 5 pieces) in this directory (damone egtb build, read-only), loaded in the background; empty: the default set (--egtb-pieces)")
+	egtbPieces := fs.Int("egtb-pieces", 4, "without --egtb-dir: serve the endgame tables of up to this many pieces (2..4), built in the background on first start (one low-priority thread) into --data-dir/egtb-N (embedded store) or the user cache directory's damone/egtb-N (memory, postgres), then loaded from there; 0: no tables")
 	tableMB := fs.Int("search-table-mb", 16, "transposition table per search, in MiB")
 	maxAnalysisTime := fs.Duration("max-analysis-time", 60*time.Second, "longest one AnalyzePosition call may search")
 	maxAnalyses := fs.Int("max-analyses", runtime.NumCPU(), "AnalyzePosition calls searching at once; also engine moves in games searched at once (more wait)")
@@ -149,6 +151,7 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		{*watchBuffer >= 1 && *watchBuffer <= 65536, "watch-buffer", *watchBuffer, "1..65536"},
 		{*tableMB >= 1 && *tableMB <= 4096, "search-table-mb", *tableMB, "1..4096"},
 		{*gcPercent >= 25 && *gcPercent <= 2000, "gc-percent", *gcPercent, "25..2000"},
+		{*egtbPieces == 0 || *egtbPieces >= 2 && *egtbPieces <= 4, "egtb-pieces", *egtbPieces, "0 (no tables) or 2..4 (a larger set: damone egtb build, then --egtb-dir)"},
 		{*maxAnalysisTime > 0, "max-analysis-time", *maxAnalysisTime, "above 0"},
 		{*maxAnalyses >= 1, "max-analyses", *maxAnalyses, "at least 1"},
 		{*maxEngineTime > 0, "max-engine-move-time", *maxEngineTime, "above 0"},
@@ -229,9 +232,25 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		logger.Info("tracing", "otlp_endpoint", tracing.Redacted(*otlpEndpoint))
 	}
 
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	var tables server.Tables
-	if *egtbDir != "" {
-		tables = loadTables(*egtbDir, logger)
+	var collectors []prometheus.Collector
+	switch {
+	case *egtbDir != "":
+		ts := loadTables(*egtbDir, logger)
+		tables, collectors = ts.tables(), ts.metrics
+	case *egtbPieces > 0:
+		dir, err := egtbDefaultDir(*storeKind, *dataDir, *egtbPieces)
+		if err != nil {
+			logger.Warn("no endgame tables: no directory to build them in (set --egtb-dir, or HOME / XDG_CACHE_HOME for the cache)", "err", err)
+			break
+		}
+		ts := defaultTables(ctx, dir, *egtbPieces, logger)
+		// The build stops with the server (its process is interrupted);
+		// a half-built set resumes at the next start.
+		defer func() { stop(); ts.wait() }()
+		tables, collectors = ts.tables(), ts.metrics
 	}
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage, CORSOrigins: origins,
@@ -242,13 +261,11 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 			MinClockTime: *minClock, MaxClockTime: *maxClock, FirstMoveTime: *firstMove},
 		Rules: rules, Games: gamesOn, Analysis: analysis, Tablebase: tables,
 		SearchTableMB: *tableMB, MaxAnalysisTime: *maxAnalysisTime, MaxAnalyses: *maxAnalyses, MaxEngineQueue: *maxEngineQueue, MaxEngineMoveTime: *maxEngineTime,
-		Store: store, Logger: logger,
+		Store: store, Logger: logger, Collectors: collectors,
 	})
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	return srv.Serve(ctx)
 }
 

@@ -103,7 +103,9 @@ type svServer struct {
 	log                             bytes.Buffer
 }
 
-// svEnv is the environment without any DAMONE_ setting of the caller's.
+// svEnv is the environment without any DAMONE_ setting of the caller's,
+// and without the default endgame tables (whose background build would
+// cost every test a core): extra may turn them back on.
 func svEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -111,16 +113,22 @@ func svEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, extra...)
+	return append(append(env, "DAMONE_EGTB_PIECES=0"), extra...)
 }
 
 func svStart(t *testing.T, args ...string) *svServer {
+	t.Helper()
+	return svStartEnv(t, nil, args...)
+}
+
+// svStartEnv is svStart with env added to svEnv's.
+func svStartEnv(t *testing.T, env []string, args ...string) *svServer {
 	t.Helper()
 	svSkip(t)
 	all := append([]string{"serve", "--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
 		"--metrics-addr", "127.0.0.1:0", "--store", "memory", "--log-format", "json"}, args...)
 	s := &svServer{t: t, cmd: exec.Command(svBin, all...), exited: make(chan struct{})}
-	s.cmd.Env = svEnv()
+	s.cmd.Env = svEnv(env...)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

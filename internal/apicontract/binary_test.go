@@ -85,6 +85,12 @@ type binServer struct {
 // args come after those settings, so they may override them.
 func startBinary(t *testing.T, args ...string) *binServer {
 	t.Helper()
+	return startBinaryEnv(t, nil, args...)
+}
+
+// startBinaryEnv is startBinary with env added to the environment.
+func startBinaryEnv(t *testing.T, env []string, args ...string) *binServer {
+	t.Helper()
 	all := append([]string{"serve", "--grpc-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
 		"--metrics-addr", "127.0.0.1:0", "--store", "memory", "--log-format", "json"}, args...)
 	s := &binServer{cmd: exec.Command(damoneBinary(t), all...), exited: make(chan struct{})}
@@ -93,6 +99,9 @@ func startBinary(t *testing.T, args ...string) *binServer {
 			s.cmd.Env = append(s.cmd.Env, kv)
 		}
 	}
+	// No default endgame tables unless a case asks (their background
+	// build would cost a core).
+	s.cmd.Env = append(append(s.cmd.Env, "DAMONE_EGTB_PIECES=0"), env...)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -29,11 +29,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -386,10 +388,7 @@ var limitExemptions = map[string]string{
 }
 
 // Reasons no run of the binary can show on demand, and why.
-var reasonExemptions = map[string]string{
-	"TABLEBASE_LOADING": "answered only while --egtb-dir's tables are being read and checked, which no case can hold open: " +
-		"internal/server's TestProbePositionErrors produces it from a server whose tables report loading",
-}
+var reasonExemptions = map[string]string{}
 
 // Claims no server behaviour can show, and why.
 var claimExemptions = map[codes.Code]string{
@@ -407,6 +406,7 @@ func TestConformance(t *testing.T) {
 	t.Run("watch buffer", func(t *testing.T) { confWatchBuffer(t, s) })
 	t.Run("engine queue", func(t *testing.T) { confEngineQueue(t, s) })
 	t.Run("shutdown", func(t *testing.T) { confShutdown(t, s) })
+	t.Run("tablebase loading", func(t *testing.T) { confTablebaseLoading(t, s) })
 	t.Logf("%d claims in the Errors paragraphs, %d errors produced, in %v", len(claims), len(s.seen), time.Since(start).Round(time.Millisecond))
 	if t.Failed() {
 		return // coverage is judged on a suite whose cases pass
@@ -893,6 +893,32 @@ func confLimits(t *testing.T, s *suite) {
 	// past (over REST, the Grpc-Timeout header the gateway honours).
 	s.run(t, srv, confCase{name: "GetGame: deadline past", mk: fixedCall(call{method: rpcGetGame, timeout: time.Nanosecond,
 		req: &damonev1.GetGameRequest{Name: x.GetGame().GetName()}}), want: wantError{code: codes.DeadlineExceeded}})
+}
+
+// confTablebaseLoading: a server whose default tables (2 pieces, under a
+// cache directory of the test's) wait for another process's build of
+// them, since the test holds the directory's build lock as that process
+// would (docs/deploy.md), answers TABLEBASE_LOADING on both methods.
+func confTablebaseLoading(t *testing.T, s *suite) {
+	cache := t.TempDir()
+	dir := filepath.Join(cache, "damone", "egtb-2")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".build.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	srv := startBinaryEnv(t, []string{"XDG_CACHE_HOME=" + cache}, "--egtb-pieces", "2")
+	want := wantError{code: codes.Unavailable, reason: "TABLEBASE_LOADING"}
+	s.run(t, srv, confCase{name: "ProbePosition: tables loading", mk: fixedCall(call{method: rpcProbe, req: &damonev1.ProbePositionRequest{Position: "R:RPd3:BPe4:0"}}),
+		want: want})
+	s.run(t, srv, confCase{name: "GetMainline: tables loading", mk: fixedCall(call{method: rpcMainline, req: &damonev1.GetMainlineRequest{Position: "R:RPd3:BPe4:0"}}),
+		want: want})
 }
 
 // confEngineQueue: with one engine search at a time and no move allowed

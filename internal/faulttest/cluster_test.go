@@ -175,7 +175,8 @@ func (r *replica) start() error {
 		return err
 	}
 	cmd := exec.Command(r.bin, r.args...)
-	cmd.Env = append(os.Environ(), r.env...)
+	// No default endgame tables: their background build would cost a core.
+	cmd.Env = append(append(os.Environ(), "DAMONE_EGTB_PIECES=0"), r.env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()

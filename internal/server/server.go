@@ -128,6 +128,9 @@ type Config struct {
 	MaxEngineMoveTime time.Duration
 	Store             games.Store
 	Logger            *slog.Logger
+	// Collectors are further metrics served on /metrics (the tablebase
+	// build's progress).
+	Collectors []prometheus.Collector
 }
 
 // Server is the running service: gRPC, the REST gateway with health
@@ -172,6 +175,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxCallDuration = cmp.Or(cfg.MaxCallDuration, DefaultMaxCallDuration)
 	s := &Server{cfg: cfg, log: cfg.Logger, arrivals: newArrivals(cfg.MaxCallDuration)}
 	s.metrics = metrics.New(cfg.Store.Count)
+	for _, c := range cfg.Collectors {
+		if err := s.metrics.Registry.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	s.arrivals.timedOut = func() { s.metrics.RequestTimedOut(metrics.TransportGRPC) }
 	s.restArrivals = newArrivals(cfg.MaxCallDuration)
 	s.restArrivals.timedOut = func() { s.metrics.RequestTimedOut(metrics.TransportREST) }

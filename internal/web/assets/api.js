@@ -9,6 +9,7 @@ export class ApiError extends Error {
     this.code = body && body.code;
     const info = ((body && body.details) || []).find((d) => d.reason);
     this.reason = info ? info.reason : "";
+    this.metadata = (info && info.metadata) || {};
   }
 }
 
@@ -74,6 +75,14 @@ export const api = {
   resign: (name, token) => call("POST", `/v1/${name}:resign`, {}, token),
   offerDraw: (name, token) => call("POST", `/v1/${name}:offerDraw`, {}, token),
   answerDraw: (name, token, accept) => call("POST", `/v1/${name}:answerDrawOffer`, { accept }, token),
+  // probe: TablebaseService.ProbePosition for a position text, under the
+  // variant's win condition and no-progress limit.
+  probe: (text, variant) => {
+    const q = new URLSearchParams({ position: text });
+    if (variant && variant.win_condition) q.set("variant.win_condition", variant.win_condition);
+    if (variant && variant.no_progress_limit !== undefined) q.set("variant.no_progress_limit", String(variant.no_progress_limit));
+    return call("GET", `/v1/tablebase:probe?${q}`);
+  },
 };
 
 // stream reads an NDJSON answer (WatchGame, AnalyzePosition), calling

@@ -5,6 +5,7 @@
 
 import { api, stream, requestId, ApiError, NetworkError } from "./api.js";
 import { Board, SIDE_NAME, RANK_NAME } from "./board.js";
+import { TablebasePanel } from "./tablebase.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -121,6 +122,7 @@ class GamePage {
     this.sel = null; // {origin, path, ending}
     this.analysis = null;
     this.board = new Board($("board-wrap"), (sq) => this.pick(sq));
+    this.tablebase = new TablebasePanel($("tablebase"), (m) => { if (this.myTurn()) this.play(m); }, () => this.myTurn());
     this.board.flip(this.side === "SIDE_BLACK");
   }
 
@@ -312,6 +314,8 @@ class GamePage {
     if (engine) $("role").textContent = (this.side ? `You play ${SIDE_NAME[this.side]}; ` : "") +
       `the engine plays ${SIDE_NAME[engine.side]} (${engine.move_time ? seconds(engine.move_time) + " s a move" : "depth " + engine.depth}).`;
     if (this.myTurn()) this.loadLegal();
+    if (g.status === "GAME_STATUS_FINISHED") this.tablebase.hide();
+    else this.tablebase.show(pos, g.variant);
     if (this.analysis && this.analysis.text !== pos.text) this.analyse();
   }
 
