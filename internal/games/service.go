@@ -352,8 +352,9 @@ func (s *Service) WithMoves(ctx context.Context, g *Game) error {
 	return nil
 }
 
-// List returns up to limit games after the game with id after (creation
-// order), and whether more may follow.
+// List returns up to q.Limit games after the game with id q.After
+// (creation order), with their moves when q.Moves, and whether more may
+// follow.
 func (s *Service) List(ctx context.Context, q ListQuery) ([]*Game, bool, error) {
 	want := q.Limit
 	q.Limit++ // one more tells whether there is a next page

@@ -211,33 +211,64 @@ func (s *Store) Get(ctx context.Context, id string) (*games.Game, error) {
 	return games.DecodeGame(data)
 }
 
+// listMoves is the column of List's query that reads a page's moves with
+// it (one statement, so one snapshot): each game's events up to its last,
+// in order.
+const listMoves = `, (SELECT array_agg(e.record::text ORDER BY e.seq) FROM game_events e
+		WHERE e.game_id = games.id AND e.seq <= games.last_event)`
+
 func (s *Store) List(ctx context.Context, q games.ListQuery) ([]*games.Game, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	var finished *bool
-	switch q.Status {
-	case games.InProgress:
-		finished = new(bool)
-	case games.Finished:
-		t := true
-		finished = &t
+	cols := "record"
+	if q.Moves {
+		cols += listMoves
 	}
-	rows, err := s.pool.Query(ctx, `SELECT record FROM games
-		WHERE id > $1 AND ($2::boolean IS NULL OR finished = $2)
-		ORDER BY id LIMIT $3`, q.After, finished, q.Limit)
+	// A filter is its own statement so that the plan walks games_status
+	// (finished, id) from the page's start.
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	switch q.Status {
+	case games.InProgress, games.Finished:
+		rows, err = s.pool.Query(ctx, `SELECT `+cols+` FROM games
+			WHERE finished = $1 AND id > $2 ORDER BY finished, id LIMIT $3`, q.Status == games.Finished, q.After, q.Limit)
+	default:
+		rows, err = s.pool.Query(ctx, `SELECT `+cols+` FROM games
+			WHERE id > $1 ORDER BY id LIMIT $2`, q.After, q.Limit)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*games.Game
 	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
+		var (
+			data   []byte
+			events []string
+		)
+		dest := []any{&data}
+		if q.Moves {
+			dest = append(dest, &events)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		g, err := games.DecodeGame(data)
 		if err != nil {
 			return nil, err
+		}
+		if q.Moves {
+			evs := make([]games.Event, len(events))
+			for i, e := range events {
+				if evs[i], err = games.DecodeEvent([]byte(e)); err != nil {
+					return nil, fmt.Errorf("game %s: %w", g.ID, err)
+				}
+			}
+			if err := games.SetMoves(g, evs); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, g)
 	}
