@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,6 +61,7 @@ type movesConfig struct {
 	longPlies        []int
 	longMoves        int
 	seed             uint64
+	profileDir       string
 	json             bool
 	keep             bool
 }
@@ -94,6 +96,7 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	fs.IntVar(&cfg.longMoves, "long-moves", 200, "moves timed at each of --long-plies")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random moves")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
+	fs.StringVar(&cfg.profileDir, "profile-dir", "", "start the servers with --pprof and write a CPU profile of each store's server over each timed window into this directory (STORE-SCENARIO-rROUND.pprof; read with go tool pprof)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (servers' logs, embedded store) after the run")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return err
@@ -302,6 +305,9 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 	}()
 	for _, name := range cfg.stores {
 		args := []string{"--store", name}
+		if cfg.profileDir != "" {
+			args = append(args, "--pprof")
+		}
 		switch name {
 		case "embedded":
 			args = append(args, "--data-dir", filepath.Join(dir, "data-embedded"))
@@ -347,7 +353,18 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 		fmt.Fprintf(progress, "damone-bench moves: round %d/%d: %s on %s ...\n", round, cfg.rounds, strings.Join(timed, ", "), strings.Join(cfg.stores, ", "))
 		for _, sc := range timed {
 			for _, st := range stores {
+				var profiled chan error
+				if cfg.profileDir != "" {
+					profiled = make(chan error, 1)
+					path := filepath.Join(cfg.profileDir, fmt.Sprintf("%s-%s-r%d.pprof", st.name, sc, round))
+					go func() { profiled <- saveProfile(ctx, st.srv.metricsAddr, warmup, window, path) }()
+				}
 				s := runMoveWindow(ctx, st.players[sc], st.srv.pid(), warmup, window)
+				if profiled != nil {
+					if err := <-profiled; err != nil {
+						return nil, fmt.Errorf("profile of %s on %s: %w", sc, st.name, err)
+					}
+				}
 				if samples[key(sc, st.name)] == nil {
 					samples[key(sc, st.name)] = &moveSamples{}
 				}
@@ -659,4 +676,36 @@ func (rep *movesReport) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "  %-7s %s: %s\n", mark, t.Target, t.Measured)
 	}
 	return nil
+}
+
+// saveProfile writes to path a CPU profile of the server whose metrics
+// address is addr (started with --pprof), taken over the window that
+// follows warmup (whole seconds, at least one).
+func saveProfile(ctx context.Context, addr string, warmup, window time.Duration, path string) error {
+	select {
+	case <-time.After(warmup):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	secs := max(1, int(window.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /debug/pprof/profile: %s", resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return errors.New("GET /debug/pprof/profile: an empty profile")
+	}
+	return os.WriteFile(path, data, 0o644)
 }
