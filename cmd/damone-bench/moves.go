@@ -62,6 +62,8 @@ type movesConfig struct {
 	longMoves        int
 	seed             uint64
 	profileDir       string
+	pgbench          string
+	pgbenchScale     int
 	json             bool
 	keep             bool
 }
@@ -97,6 +99,8 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random moves")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
 	fs.StringVar(&cfg.profileDir, "profile-dir", "", "start the servers with --pprof and write a CPU profile of each store's server over each timed window into this directory (STORE-SCENARIO-rROUND.pprof; read with go tool pprof)")
+	fs.StringVar(&cfg.pgbench, "pgbench", "", "run this pgbench binary (e.g. pgbench) against --postgres-dsn in every round before the moves: its TPC-B-like and simple-update (-N) scripts, --games clients, prepared statements, each for the round's window (at least 10 s); prints the postgres store's moves/s over their tps")
+	fs.IntVar(&cfg.pgbenchScale, "pgbench-scale", 10, "pgbench's scale factor (pgbench -i -s): 100,000 accounts and one branch per unit")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (servers' logs, embedded store) after the run")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return err
@@ -139,6 +143,12 @@ times moves at given plies of a game that never ends (draw rules off).`)
 		return cli.Usagef("--rounds %d: must be 1 or more", cfg.rounds)
 	case cfg.longMoves < 1:
 		return cli.Usagef("--long-moves %d: must be 1 or more", cfg.longMoves)
+	case cfg.pgbench != "" && !slices.Contains(cfg.stores, "postgres"):
+		return cli.Usagef("--pgbench compares with the postgres store: give --postgres-dsn (and postgres in --stores)")
+	case cfg.pgbench != "" && !slices.Contains(cfg.scenarios, movesConcurrent):
+		return cli.Usagef("--pgbench compares with the %s scenario: add it to --scenarios", movesConcurrent)
+	case cfg.pgbenchScale < 1:
+		return cli.Usagef("--pgbench-scale %d: must be 1 or more", cfg.pgbenchScale)
 	}
 	if cfg.serverBin, err = findServerBin(cfg.serverBin); err != nil {
 		return err
@@ -232,6 +242,7 @@ type movesReport struct {
 	Results   []*movesResult    `json:"results,omitempty"`
 	LongGame  []*longGameResult `json:"long_game,omitempty"`
 	LongMoves int               `json:"long_game_moves_timed,omitempty"`
+	PgBench   []*pgbenchResult  `json:"pgbench,omitempty"`
 	Targets   []targetCheck     `json:"targets"`
 }
 
@@ -349,8 +360,26 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 	samples := map[string]*moveSamples{}
 	key := func(sc, store string) string { return sc + "/" + store }
 	warmup, window := cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds)
+	var pgb *pgbencher
+	pgbenchTPS := map[string][]float64{}
+	if cfg.pgbench != "" {
+		pgb = &pgbencher{bin: cfg.pgbench, dsn: cfg.postgresDSN, clients: cfg.games, scale: cfg.pgbenchScale}
+		fmt.Fprintf(progress, "damone-bench moves: pgbench -i -s %d ...\n", cfg.pgbenchScale)
+		if err := pgb.init(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for round := 1; round <= cfg.rounds && len(timed) > 0; round++ {
 		fmt.Fprintf(progress, "damone-bench moves: round %d/%d: %s on %s ...\n", round, cfg.rounds, strings.Join(timed, ", "), strings.Join(cfg.stores, ", "))
+		if pgb != nil {
+			for _, script := range []string{pgbenchTPCB, pgbenchSimple} {
+				tps, err := pgb.round(ctx, script, window)
+				if err != nil {
+					return nil, err
+				}
+				pgbenchTPS[script] = append(pgbenchTPS[script], tps)
+			}
+		}
 		for _, sc := range timed {
 			for _, st := range stores {
 				var profiled chan error
@@ -384,6 +413,22 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 			rep.Results = append(rep.Results, r)
 		}
 	}
+	if pgb != nil {
+		var pgMoves float64
+		for _, r := range rep.Results {
+			if r.Scenario == movesConcurrent && r.Store == "postgres" {
+				pgMoves = r.MovesPerSec
+			}
+		}
+		for _, script := range []string{pgbenchTPCB, pgbenchSimple} {
+			r := &pgbenchResult{Script: script, Clients: cfg.games, Scale: cfg.pgbenchScale, RoundTPS: pgbenchTPS[script]}
+			for _, t := range r.RoundTPS {
+				r.TPS += t / float64(len(r.RoundTPS))
+			}
+			r.MovesOverIt = pgMoves / r.TPS
+			rep.PgBench = append(rep.PgBench, r)
+		}
+	}
 	if slices.Contains(cfg.scenarios, movesLongGame) {
 		rep.LongMoves = cfg.longMoves
 		for _, st := range stores {
@@ -403,7 +448,7 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 			return nil, fmt.Errorf("the %s server exited during the run (%v); its log ends:\n%s", st.name, st.srv.waitErr, st.srv.logTail(20))
 		}
 	}
-	rep.Targets = checkMovesTargets(cfg.games, rep.Results)
+	rep.Targets = checkMovesTargets(cfg.games, rep.Results, rep.PgBench)
 	return rep, nil
 }
 
@@ -595,8 +640,19 @@ func benchLongGame(ctx context.Context, client damonev1.GameServiceClient, pid i
 	return out, nil
 }
 
-func checkMovesTargets(games int, results []*movesResult) []targetCheck {
+func checkMovesTargets(games int, results []*movesResult, pgbench []*pgbenchResult) []targetCheck {
 	var out []targetCheck
+	for _, p := range pgbench {
+		if p.Script != pgbenchTPCB {
+			continue
+		}
+		out = append(out, targetCheck{
+			Issue:    29,
+			Target:   "postgres moves/s >= pgbench TPC-B-like tps on the same database",
+			Measured: fmt.Sprintf("%.2fx (%.0f tps, %d clients, scale %d)", p.MovesOverIt, p.TPS, p.Clients, p.Scale),
+			Met:      p.MovesOverIt >= 1,
+		})
+	}
 	for _, r := range results {
 		if r.Scenario != movesConcurrent || r.Store != "embedded" || r.RatioToMemory == 0 {
 			continue
@@ -665,8 +721,23 @@ func (rep *movesReport) writeText(w io.Writer) error {
 			return err
 		}
 	}
+	if len(rep.PgBench) > 0 {
+		fmt.Fprintf(w, "\npgbench on the postgres store's database (prepared statements, run before the moves in each round):\n\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "script	clients	scale	tps	tps per round	postgres moves/s over tps	")
+		for _, p := range rep.PgBench {
+			rounds := make([]string, len(p.RoundTPS))
+			for i, t := range p.RoundTPS {
+				rounds[i] = fmt.Sprintf("%.0f", t)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%.2fx\t\n", p.Script, p.Clients, p.Scale, p.TPS, strings.Join(rounds, " "), p.MovesOverIt)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	for i, t := range rep.Targets {
-		if i == 0 {
+		if i == 0 || t.Issue != rep.Targets[i-1].Issue {
 			fmt.Fprintf(w, "\ntargets (issue %d):\n", t.Issue)
 		}
 		mark := "NOT MET"
