@@ -92,6 +92,7 @@ type benchConfig struct {
 	watchGames         int
 	watchersPerConn    int           // watch streams per gRPC connection, kept under the server's stream limit
 	watchSetup         time.Duration // how long the watchers may take to subscribe
+	watchMovers        int           // the first this many servers create and move, the others serve the watchers (0: all do both)
 	scenarios          []string
 	positions          []string
 	json               bool
@@ -129,6 +130,7 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 	fs.IntVar(&cfg.watchers, "watchers", 1000, "concurrent watch streams in the watch scenario")
 	fs.IntVar(&cfg.watchersPerConn, "watchers-per-conn", defaultWatchersPerConn, "watch streams per gRPC connection: the watchers get connections of their own, enough of them\nto keep each under the server's --max-streams-per-connection (default 1000), and the movers one more per server")
 	fs.DurationVar(&cfg.watchSetup, "watch-setup", time.Minute, "how long the watchers may take to open their streams and receive game_created before the watch scenario fails")
+	fs.IntVar(&cfg.watchMovers, "watch-movers", 0, "in the watch scenario, the first this many --grpc-addr servers create the games and take the moves, and the watchers watch on the others\n(replicas on one PostgreSQL: every event reaches them through LISTEN/NOTIFY); 0: every server does both")
 	fs.IntVar(&cfg.watchGames, "watch-games", 0, fmt.Sprintf("games the watchers are spread over (0: one per %d watchers)", defaultWatchersPerGame))
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
 	pos := fs.String("position", "", "position text for list-legal-moves (default: a few fixed positions in turn)")
@@ -187,6 +189,8 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 		return cli.Usagef("--http-addr: %d address(es) for %d gRPC address(es)", len(cfg.httpAddrs), len(cfg.grpcAddrs))
 	case len(cfg.metricsAddrs) > 0 && len(cfg.metricsAddrs) != len(cfg.grpcAddrs):
 		return cli.Usagef("--metrics-addr: %d address(es) for %d gRPC address(es)", len(cfg.metricsAddrs), len(cfg.grpcAddrs))
+	case cfg.watchMovers < 0 || (cfg.watchMovers > 0 && cfg.watchMovers >= len(cfg.grpcAddrs)):
+		return cli.Usagef("--watch-movers %d: must be 0 (every server) or fewer than the %d --grpc-addr servers, so some serve the watchers", cfg.watchMovers, len(cfg.grpcAddrs))
 	}
 	for _, p := range strings.Split(*pids, ",") {
 		if p = strings.TrimSpace(p); p == "" {
@@ -359,8 +363,26 @@ type watchResult struct {
 	CutOff          int64   `json:"cut_off"`
 	RefusedWatch    int64   `json:"refused_watch"`
 	Errors          int64   `json:"errors"`
-	FirstError      string  `json:"first_error,omitempty"`
-	SetupSeconds    float64 `json:"setup_seconds"`
+	// With --watch-movers: the servers that took the moves and those
+	// the watchers watched on.
+	MoverServers   []string `json:"mover_servers,omitempty"`
+	WatcherServers []string `json:"watcher_servers,omitempty"`
+	// Lost: sequence numbers a watcher never received (a gap in its
+	// stream); Duplicated: ones it received twice. Both must be 0.
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
+	// Delivery: from the mover sending a MakeMove to a watcher receiving
+	// its move_played event, over every event of the measured window (the
+	// commit and the move's answer included); microseconds in JSON.
+	DeliveryP50us float64 `json:"delivery_p50_us"`
+	DeliveryP99us float64 `json:"delivery_p99_us"`
+	Deliveries    int     `json:"deliveries_timed"`
+	// MakeMove: the movers' calls alone, sent to answered (the commit
+	// included), so what delivery adds is the difference.
+	MoveP50us    float64 `json:"move_p50_us"`
+	MoveP99us    float64 `json:"move_p99_us"`
+	FirstError   string  `json:"first_error,omitempty"`
+	SetupSeconds float64 `json:"setup_seconds"`
 }
 
 type targetCheck struct {
@@ -575,6 +597,12 @@ func checkTargets(concurrency int, empty, list, rest *loadResult, watch *watchRe
 			Target:   fmt.Sprintf("watch >= %d events/s delivered to %d watchers", targetWatchEventsPerSec, watch.Watchers),
 			Measured: fmt.Sprintf("%.0f events/s, %d cut off", watch.EventsPerSec, watch.CutOff),
 			Met:      watch.EventsPerSec >= targetWatchEventsPerSec && watch.CutOff == 0 && watch.Errors == 0,
+		})
+		out = append(out, targetCheck{
+			Issue:    29,
+			Target:   "watch: every event delivered once, in sequence (0 lost, 0 duplicated)",
+			Measured: fmt.Sprintf("%d lost, %d duplicated of %d events", watch.Lost, watch.Duplicated, watch.Events),
+			Met:      watch.Lost == 0 && watch.Duplicated == 0 && watch.Events > 0,
 		})
 	}
 	return out
@@ -815,10 +843,24 @@ type watchRound struct {
 // watchCounters are updated by every watcher and mover.
 type watchCounters struct {
 	events, moves, finished, cutOff, refused, errs atomic.Int64
-	subscribed                                     atomic.Int64 // watchers that had their first game's game_created
-	errMu                                          sync.Mutex
-	firstErr                                       error
+	lost, duplicated                               atomic.Int64
+	// sent holds when each move was sent, by game name and ply, for the
+	// watchers to time its delivery; delivered collects those times.
+	sent        sync.Map // string -> time.Time
+	deliveredMu sync.Mutex
+	delivered   []delivery
+	moveLat     []delivery   // the movers' MakeMove calls, under deliveredMu
+	subscribed  atomic.Int64 // watchers that had their first game's game_created
+	errMu       sync.Mutex
+	firstErr    error
 }
+
+type delivery struct {
+	at      time.Time // received
+	latency time.Duration
+}
+
+func sentKey(name string, ply int32) string { return name + "#" + strconv.Itoa(int(ply)) }
 
 func (c *watchCounters) fail(err error) {
 	c.errs.Add(1)
@@ -845,13 +887,17 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	// stream limit queues every further call: the watchers get enough
 	// connections of their own (at least --conns per server), and the
 	// movers one per server, so no move waits behind a watcher.
-	nAddrs := len(cfg.grpcAddrs)
+	moverAddrs, watcherAddrs := cfg.grpcAddrs, cfg.grpcAddrs
+	if cfg.watchMovers > 0 {
+		moverAddrs, watcherAddrs = cfg.grpcAddrs[:cfg.watchMovers], cfg.grpcAddrs[cfg.watchMovers:]
+	}
+	nAddrs := len(watcherAddrs)
 	perAddr := (cfg.watchers + nAddrs - 1) / nAddrs
 	perServer := max(cfg.conns, (perAddr+cfg.watchersPerConn-1)/cfg.watchersPerConn)
-	dial := func(n int) ([]*grpc.ClientConn, error) {
+	dial := func(addrs []string, n int) ([]*grpc.ClientConn, error) {
 		out := make([]*grpc.ClientConn, n)
 		for i := range out {
-			c, err := grpc.NewClient("passthrough:///"+cfg.grpcAddrs[i%nAddrs],
+			c, err := grpc.NewClient("passthrough:///"+addrs[i%len(addrs)],
 				grpc.WithTransportCredentials(insecure.NewCredentials()),
 				grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 			if err != nil {
@@ -861,11 +907,11 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		}
 		return out, nil
 	}
-	conns, err := dial(perServer * nAddrs)
+	conns, err := dial(watcherAddrs, perServer*nAddrs)
 	if err != nil {
 		return nil, err
 	}
-	moverConns, err := dial(nAddrs)
+	moverConns, err := dial(moverAddrs, len(moverAddrs))
 	if err != nil {
 		return nil, err
 	}
@@ -881,6 +927,9 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		perSlot[i%slots]++
 	}
 	res := &watchResult{Watchers: cfg.watchers, Games: slots, WatchConns: len(conns)}
+	if cfg.watchMovers > 0 {
+		res.MoverServers, res.WatcherServers = moverAddrs, watcherAddrs
+	}
 	if lo, hi := slices.Min(perSlot), slices.Max(perSlot); lo == hi {
 		res.WatchersPerGame = fmt.Sprint(lo)
 	} else {
@@ -888,7 +937,9 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	}
 
 	watchClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(conns[i%len(conns)]) }
-	gameClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(moverConns[i%nAddrs]) }
+	gameClient := func(i int) damonev1.GameServiceClient {
+		return damonev1.NewGameServiceClient(moverConns[i%len(moverConns)])
+	}
 	newRound := func(i, watchers int) (*watchRound, *damonev1.CreateGameResponse, error) {
 		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
 		defer ccancel()
@@ -976,6 +1027,27 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	// Cut-offs, refusals and errors over the whole run, warm-up included:
 	// none may be hidden.
 	res.CutOff, res.RefusedWatch, res.Errors = c.cutOff.Load(), c.refused.Load(), c.errs.Load()
+	res.Lost, res.Duplicated = c.lost.Load(), c.duplicated.Load()
+	inWindow := func(ds []delivery) []time.Duration {
+		var lat []time.Duration
+		for _, d := range ds {
+			if !d.at.Before(t0) && d.at.Sub(t0).Seconds() <= el {
+				lat = append(lat, d.latency)
+			}
+		}
+		slices.Sort(lat)
+		return lat
+	}
+	pct := func(lat []time.Duration, p int) float64 {
+		return float64(lat[min(len(lat)-1, len(lat)*p/100)].Microseconds())
+	}
+	if lat := inWindow(c.delivered); len(lat) > 0 {
+		res.Deliveries = len(lat)
+		res.DeliveryP50us, res.DeliveryP99us = pct(lat, 50), pct(lat, 99)
+	}
+	if lat := inWindow(c.moveLat); len(lat) > 0 {
+		res.MoveP50us, res.MoveP99us = pct(lat, 50), pct(lat, 99)
+	}
 	if c.firstErr != nil {
 		res.FirstError = c.firstErr.Error()
 	}
@@ -986,6 +1058,12 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, c *watchCounters) {
 	var since int64
 	signalled := false
+	var lat []delivery
+	defer func() {
+		c.deliveredMu.Lock()
+		c.delivered = append(c.delivered, lat...)
+		c.deliveredMu.Unlock()
+	}()
 	for ctx.Err() == nil {
 		stream, err := client.WatchGame(ctx, &damonev1.WatchGameRequest{Name: r.name, SinceSequence: since})
 		if err != nil {
@@ -1016,7 +1094,19 @@ func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watch
 				break
 			}
 			c.events.Add(1)
-			since = ev.GetSequence()
+			switch seq := ev.GetSequence(); {
+			case seq <= since:
+				c.duplicated.Add(1)
+			case seq > since+1:
+				c.lost.Add(seq - since - 1)
+			}
+			if ev.GetMovePlayed() != nil {
+				if at, ok := c.sent.Load(sentKey(r.name, ev.GetPly())); ok {
+					now := time.Now()
+					lat = append(lat, delivery{now, now.Sub(at.(time.Time))})
+				}
+			}
+			since = max(since, ev.GetSequence())
 			if ev.GetGameCreated() != nil && !signalled {
 				signalled = true
 				if r.first {
@@ -1106,7 +1196,13 @@ func playGame(ctx context.Context, client damonev1.GameServiceClient, name strin
 		if pos.SideToMove() == engine.Black {
 			side = 1
 		}
+		sent := time.Now()
+		c.sent.Store(sentKey(name, int32(g.Ply()+1)), sent)
 		_, err := client.MakeMove(auth[side], &damonev1.MakeMoveRequest{Name: name, Move: m.String()})
+		now := time.Now()
+		c.deliveredMu.Lock()
+		c.moveLat = append(c.moveLat, delivery{now, now.Sub(sent)})
+		c.deliveredMu.Unlock()
 		if err != nil {
 			if ctx.Err() == nil {
 				c.fail(fmt.Errorf("move %s in %s: %w", m.String(), name, err))
@@ -1158,6 +1254,11 @@ func (rep *benchReport) writeText(w io.Writer) error {
 			wr.Watchers, wr.Games, wr.WatchersPerGame, wr.WatchConns, wr.SetupSeconds)
 		fmt.Fprintf(w, "  %d events delivered in %.2fs = %.0f events/s; %d moves (%.0f moves/s), %d games finished and replaced\n",
 			wr.Events, wr.Seconds, wr.EventsPerSec, wr.Moves, wr.MovesPerSec, wr.GamesFinished)
+		if len(wr.MoverServers) > 0 {
+			fmt.Fprintf(w, "  moves on %s, watchers on %s\n", strings.Join(wr.MoverServers, ", "), strings.Join(wr.WatcherServers, ", "))
+		}
+		fmt.Fprintf(w, "  move sent to move_played received: p50 %s, p99 %s over %d deliveries (MakeMove alone: p50 %s, p99 %s); lost %d, duplicated %d\n",
+			fmtUs(wr.DeliveryP50us), fmtUs(wr.DeliveryP99us), wr.Deliveries, fmtUs(wr.MoveP50us), fmtUs(wr.MoveP99us), wr.Lost, wr.Duplicated)
 		fmt.Fprintf(w, "  watchers cut off (RESOURCE_EXHAUSTED, fell behind): %d; watch calls refused (limits): %d; other errors: %d\n",
 			wr.CutOff, wr.RefusedWatch, wr.Errors)
 		if wr.FirstError != "" {

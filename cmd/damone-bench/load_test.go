@@ -103,17 +103,32 @@ func TestBenchTargets(t *testing.T) {
 	empty := &loadResult{CallsPerSec: 20000}
 	list := &loadResult{CallsPerSec: 15000, RatioToEmpty: 0.75, P50us: 100}
 	rest := &loadResult{P50us: 300, P50OverGRPC: 3.0}
-	watch := &watchResult{Watchers: 1000, EventsPerSec: 120000, CutOff: 1}
+	watch := &watchResult{Watchers: 1000, EventsPerSec: 120000, CutOff: 1, Events: 1_200_000}
 	got := checkTargets(64, empty, list, rest, watch)
 	// 15000 >= 10000 met; 75% < 80% not met; 3.0x <= 3x met; 120000
-	// events/s but a watcher was cut off: not met.
-	wantMet := []bool{true, false, true, false}
+	// events/s but a watcher was cut off: not met; none lost or
+	// duplicated: met.
+	wantMet := []bool{true, false, true, false, true}
 	if len(got) != len(wantMet) {
 		t.Fatalf("checkTargets gave %d checks, want %d: %+v", len(got), len(wantMet), got)
 	}
 	for i, c := range got {
 		if c.Met != wantMet[i] {
 			t.Errorf("target %q (%s): met = %v, want %v", c.Target, c.Measured, c.Met, wantMet[i])
+		}
+	}
+}
+
+// An event lost or delivered twice fails the watch's delivery target.
+func TestWatchDeliveryTarget(t *testing.T) {
+	for _, c := range []struct {
+		lost, dup, events int64
+		met               bool
+	}{{0, 0, 10, true}, {1, 0, 10, false}, {0, 1, 10, false}, {0, 0, 0, false}} {
+		got := checkTargets(64, nil, nil, nil, &watchResult{Watchers: 1000, Lost: c.lost, Duplicated: c.dup, Events: c.events})
+		last := got[len(got)-1]
+		if last.Issue != 29 || last.Met != c.met {
+			t.Errorf("%d lost, %d duplicated of %d events: %+v, want met=%v", c.lost, c.dup, c.events, last, c.met)
 		}
 	}
 }

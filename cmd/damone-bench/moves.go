@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,6 +61,9 @@ type movesConfig struct {
 	longPlies        []int
 	longMoves        int
 	seed             uint64
+	profileDir       string
+	pgbench          string
+	pgbenchScale     int
 	json             bool
 	keep             bool
 }
@@ -94,6 +98,9 @@ times moves at given plies of a game that never ends (draw rules off).`)
 	fs.IntVar(&cfg.longMoves, "long-moves", 200, "moves timed at each of --long-plies")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the random moves")
 	fs.BoolVar(&cfg.json, "json", false, "print the results as JSON")
+	fs.StringVar(&cfg.profileDir, "profile-dir", "", "start the servers with --pprof and write a CPU profile of each store's server over each timed window into this directory (STORE-SCENARIO-rROUND.pprof; read with go tool pprof)")
+	fs.StringVar(&cfg.pgbench, "pgbench", "", "run this pgbench binary (e.g. pgbench) against --postgres-dsn in every round before the moves: its TPC-B-like and simple-update (-N) scripts, --games clients, prepared statements, each for the round's window (at least 10 s); prints the postgres store's moves/s over their tps")
+	fs.IntVar(&cfg.pgbenchScale, "pgbench-scale", 10, "pgbench's scale factor (pgbench -i -s): 100,000 accounts and one branch per unit")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (servers' logs, embedded store) after the run")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return err
@@ -136,6 +143,12 @@ times moves at given plies of a game that never ends (draw rules off).`)
 		return cli.Usagef("--rounds %d: must be 1 or more", cfg.rounds)
 	case cfg.longMoves < 1:
 		return cli.Usagef("--long-moves %d: must be 1 or more", cfg.longMoves)
+	case cfg.pgbench != "" && !slices.Contains(cfg.stores, "postgres"):
+		return cli.Usagef("--pgbench compares with the postgres store: give --postgres-dsn (and postgres in --stores)")
+	case cfg.pgbench != "" && !slices.Contains(cfg.scenarios, movesConcurrent):
+		return cli.Usagef("--pgbench compares with the %s scenario: add it to --scenarios", movesConcurrent)
+	case cfg.pgbenchScale < 1:
+		return cli.Usagef("--pgbench-scale %d: must be 1 or more", cfg.pgbenchScale)
 	}
 	if cfg.serverBin, err = findServerBin(cfg.serverBin); err != nil {
 		return err
@@ -229,6 +242,7 @@ type movesReport struct {
 	Results   []*movesResult    `json:"results,omitempty"`
 	LongGame  []*longGameResult `json:"long_game,omitempty"`
 	LongMoves int               `json:"long_game_moves_timed,omitempty"`
+	PgBench   []*pgbenchResult  `json:"pgbench,omitempty"`
 	Targets   []targetCheck     `json:"targets"`
 }
 
@@ -302,6 +316,9 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 	}()
 	for _, name := range cfg.stores {
 		args := []string{"--store", name}
+		if cfg.profileDir != "" {
+			args = append(args, "--pprof")
+		}
 		switch name {
 		case "embedded":
 			args = append(args, "--data-dir", filepath.Join(dir, "data-embedded"))
@@ -343,11 +360,40 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 	samples := map[string]*moveSamples{}
 	key := func(sc, store string) string { return sc + "/" + store }
 	warmup, window := cfg.warmup/time.Duration(cfg.rounds), cfg.duration/time.Duration(cfg.rounds)
+	var pgb *pgbencher
+	pgbenchTPS := map[string][]float64{}
+	if cfg.pgbench != "" {
+		pgb = &pgbencher{bin: cfg.pgbench, dsn: cfg.postgresDSN, clients: cfg.games, scale: cfg.pgbenchScale}
+		fmt.Fprintf(progress, "damone-bench moves: pgbench -i -s %d ...\n", cfg.pgbenchScale)
+		if err := pgb.init(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for round := 1; round <= cfg.rounds && len(timed) > 0; round++ {
 		fmt.Fprintf(progress, "damone-bench moves: round %d/%d: %s on %s ...\n", round, cfg.rounds, strings.Join(timed, ", "), strings.Join(cfg.stores, ", "))
+		if pgb != nil {
+			for _, script := range []string{pgbenchTPCB, pgbenchSimple} {
+				tps, err := pgb.round(ctx, script, window)
+				if err != nil {
+					return nil, err
+				}
+				pgbenchTPS[script] = append(pgbenchTPS[script], tps)
+			}
+		}
 		for _, sc := range timed {
 			for _, st := range stores {
+				var profiled chan error
+				if cfg.profileDir != "" {
+					profiled = make(chan error, 1)
+					path := filepath.Join(cfg.profileDir, fmt.Sprintf("%s-%s-r%d.pprof", st.name, sc, round))
+					go func() { profiled <- saveProfile(ctx, st.srv.metricsAddr, warmup, window, path) }()
+				}
 				s := runMoveWindow(ctx, st.players[sc], st.srv.pid(), warmup, window)
+				if profiled != nil {
+					if err := <-profiled; err != nil {
+						return nil, fmt.Errorf("profile of %s on %s: %w", sc, st.name, err)
+					}
+				}
 				if samples[key(sc, st.name)] == nil {
 					samples[key(sc, st.name)] = &moveSamples{}
 				}
@@ -365,6 +411,22 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 				r.RatioToMemory = r.MovesPerSec / memory.MovesPerSec
 			}
 			rep.Results = append(rep.Results, r)
+		}
+	}
+	if pgb != nil {
+		var pgMoves float64
+		for _, r := range rep.Results {
+			if r.Scenario == movesConcurrent && r.Store == "postgres" {
+				pgMoves = r.MovesPerSec
+			}
+		}
+		for _, script := range []string{pgbenchTPCB, pgbenchSimple} {
+			r := &pgbenchResult{Script: script, Clients: cfg.games, Scale: cfg.pgbenchScale, RoundTPS: pgbenchTPS[script]}
+			for _, t := range r.RoundTPS {
+				r.TPS += t / float64(len(r.RoundTPS))
+			}
+			r.MovesOverIt = pgMoves / r.TPS
+			rep.PgBench = append(rep.PgBench, r)
 		}
 	}
 	if slices.Contains(cfg.scenarios, movesLongGame) {
@@ -386,7 +448,7 @@ func benchMoves(ctx context.Context, cfg movesConfig, progress io.Writer) (rep *
 			return nil, fmt.Errorf("the %s server exited during the run (%v); its log ends:\n%s", st.name, st.srv.waitErr, st.srv.logTail(20))
 		}
 	}
-	rep.Targets = checkMovesTargets(cfg.games, rep.Results)
+	rep.Targets = checkMovesTargets(cfg.games, rep.Results, rep.PgBench)
 	return rep, nil
 }
 
@@ -578,8 +640,19 @@ func benchLongGame(ctx context.Context, client damonev1.GameServiceClient, pid i
 	return out, nil
 }
 
-func checkMovesTargets(games int, results []*movesResult) []targetCheck {
+func checkMovesTargets(games int, results []*movesResult, pgbench []*pgbenchResult) []targetCheck {
 	var out []targetCheck
+	for _, p := range pgbench {
+		if p.Script != pgbenchTPCB {
+			continue
+		}
+		out = append(out, targetCheck{
+			Issue:    29,
+			Target:   "postgres moves/s >= pgbench TPC-B-like tps on the same database",
+			Measured: fmt.Sprintf("%.2fx (%.0f tps, %d clients, scale %d)", p.MovesOverIt, p.TPS, p.Clients, p.Scale),
+			Met:      p.MovesOverIt >= 1,
+		})
+	}
 	for _, r := range results {
 		if r.Scenario != movesConcurrent || r.Store != "embedded" || r.RatioToMemory == 0 {
 			continue
@@ -648,8 +721,23 @@ func (rep *movesReport) writeText(w io.Writer) error {
 			return err
 		}
 	}
+	if len(rep.PgBench) > 0 {
+		fmt.Fprintf(w, "\npgbench on the postgres store's database (prepared statements, run before the moves in each round):\n\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "script	clients	scale	tps	tps per round	postgres moves/s over tps	")
+		for _, p := range rep.PgBench {
+			rounds := make([]string, len(p.RoundTPS))
+			for i, t := range p.RoundTPS {
+				rounds[i] = fmt.Sprintf("%.0f", t)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%.2fx\t\n", p.Script, p.Clients, p.Scale, p.TPS, strings.Join(rounds, " "), p.MovesOverIt)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	for i, t := range rep.Targets {
-		if i == 0 {
+		if i == 0 || t.Issue != rep.Targets[i-1].Issue {
 			fmt.Fprintf(w, "\ntargets (issue %d):\n", t.Issue)
 		}
 		mark := "NOT MET"
@@ -659,4 +747,36 @@ func (rep *movesReport) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "  %-7s %s: %s\n", mark, t.Target, t.Measured)
 	}
 	return nil
+}
+
+// saveProfile writes to path a CPU profile of the server whose metrics
+// address is addr (started with --pprof), taken over the window that
+// follows warmup (whole seconds, at least one).
+func saveProfile(ctx context.Context, addr string, warmup, window time.Duration, path string) error {
+	select {
+	case <-time.After(warmup):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	secs := max(1, int(window.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /debug/pprof/profile: %s", resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return errors.New("GET /debug/pprof/profile: an empty profile")
+	}
+	return os.WriteFile(path, data, 0o644)
 }

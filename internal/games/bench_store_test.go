@@ -23,3 +23,7 @@ func BenchmarkConcurrentMoves(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkList(b *testing.B) {
+	storetest.BenchList(b, func(*testing.B) games.Store { return games.NewMemoryStore() }, nil)
+}

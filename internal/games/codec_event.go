@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,24 +14,114 @@ import (
 // The stored form of events (see codec.go): written by EncodeEvent, read
 // by DecodeEvent, which scans the form it writes without reflection.
 
-// EncodeEvent returns the stored form of e.
+// EncodeEvent returns the stored form of e: what json.Marshal of its
+// eventRecord writes, byte for byte (TestEncodeEventIsJSON), without
+// reflection, since every move encodes its events.
 func EncodeEvent(e *Event) ([]byte, error) {
-	r := eventRecord{V: RecordVersion, GameID: e.GameID, Sequence: e.Sequence, Time: e.Time, Kind: e.Kind,
-		Ply: e.Ply, Position: e.Position.String(), ByMove: e.ByMove}
+	b := make([]byte, 0, 384)
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, RecordVersion, 10)
+	b = appendField(b, "game", e.GameID)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, e.Sequence, 10)
+	var err error
+	if b, err = appendTime(b, "time", e.Time); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"kind":`...)
+	b = strconv.AppendUint(b, uint64(e.Kind), 10)
+	b = append(b, `,"ply":`...)
+	b = strconv.AppendInt(b, int64(e.Ply), 10)
+	b = append(b, `,"position":"`...)
+	b = e.Position.AppendText(b) // letters, digits, ':' and ',': nothing to escape
+	b = append(b, '"')
 	switch e.Kind {
 	case EventCreated:
-		v := encodeVariant(&e.Variant)
-		r.Variant = &v
+		b = append(b, `,"variant":`...)
+		b = appendVariant(b, &e.Variant)
 	case EventMovePlayed:
-		m := encodeMove(e.Move)
-		r.Move = &m
+		b = append(b, `,"move":`...)
+		b = appendMove(b, e.Move)
 	case EventDrawOffered, EventDrawDeclined:
-		r.Side = e.Side.String()
-	case EventEnded:
-		r.Outcome = &outcomeRecord{uint8(e.Outcome.Result), uint8(e.Outcome.Reason)}
+		if side := e.Side.String(); side != "" {
+			b = appendField(b, "side", side)
+		}
 	}
-	r.Clock = encodeClock(e.Clock, false)
-	return json.Marshal(r)
+	if e.ByMove {
+		b = append(b, `,"by_move":true`...)
+	}
+	if e.Kind == EventEnded {
+		b = append(b, `,"outcome":{"result":`...)
+		b = strconv.AppendUint(b, uint64(e.Outcome.Result), 10)
+		b = append(b, `,"reason":`...)
+		b = strconv.AppendUint(b, uint64(e.Outcome.Reason), 10)
+		b = append(b, '}')
+	}
+	if e.Clock != nil {
+		b = append(b, `,"clock":`...)
+		if b, err = appendClock(b, e.Clock, false); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendVariant appends v as json.Marshal writes its variantRecord.
+func appendVariant(b []byte, variant *engine.Variant) []byte {
+	v := encodeVariant(variant)
+	b = append(b, `{"setup":`...)
+	b = appendString(b, v.Setup)
+	if v.Start != "" {
+		b = appendField(b, "start", v.Start)
+	}
+	b = appendField(b, "win_condition", v.WinCondition)
+	b = appendField(b, "first_player", v.FirstPlayer)
+	b = append(b, `,"repetition_draw":`...)
+	b = strconv.AppendBool(b, v.RepetitionDraw)
+	b = append(b, `,"no_progress_limit":`...)
+	b = strconv.AppendInt(b, int64(v.NoProgressLimit), 10)
+	return append(b, '}')
+}
+
+// appendMove appends m as json.Marshal writes its moveRecord.
+func appendMove(b []byte, m PlayedMove) []byte {
+	r := encodeMove(m)
+	b = append(b, `{"notation":`...)
+	b = appendString(b, r.Notation)
+	b = appendField(b, "side", r.Side)
+	b = appendField(b, "rank", r.Rank)
+	b = appendField(b, "from", r.From)
+	b = append(b, `,"landings":`...)
+	if r.Landings == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, l := range r.Landings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, l)
+		}
+		b = append(b, ']')
+	}
+	if r.Promoted {
+		b = append(b, `,"promoted":true`...)
+	}
+	if len(r.Captured) > 0 {
+		b = append(b, `,"captured":[`...)
+		for i, c := range r.Captured {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"square":`...)
+			b = appendString(b, c.Square)
+			b = appendField(b, "side", c.Side)
+			b = appendField(b, "rank", c.Rank)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 // DecodeEvent reads an event written by EncodeEvent. A record in exactly

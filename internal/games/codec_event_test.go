@@ -20,6 +20,32 @@ func jsonDecodeEvent(b []byte) (Event, error) {
 	return eventFromRecord(&r)
 }
 
+// reflectEncodeEvent is json.Marshal of e's record: what EncodeEvent
+// must write.
+func reflectEncodeEvent(e *Event) ([]byte, error) {
+	r := eventRecord{V: RecordVersion, GameID: e.GameID, Sequence: e.Sequence, Time: e.Time, Kind: e.Kind,
+		Ply: e.Ply, Position: e.Position.String(), ByMove: e.ByMove}
+	switch e.Kind {
+	case EventCreated:
+		v := encodeVariant(&e.Variant)
+		r.Variant = &v
+	case EventMovePlayed:
+		m := encodeMove(e.Move)
+		r.Move = &m
+	case EventDrawOffered, EventDrawDeclined:
+		r.Side = e.Side.String()
+	case EventEnded:
+		r.Outcome = &outcomeRecord{uint8(e.Outcome.Result), uint8(e.Outcome.Reason)}
+	}
+	r.Clock = encodeClock(e.Clock, false)
+	return json.Marshal(r)
+}
+
+// TestEncodeEventIsJSON: EncodeEvent writes what json.Marshal of the
+// event's record does, for events of every kind and part (codecEvents
+// checks each).
+func TestEncodeEventIsJSON(t *testing.T) { codecEvents(t) }
+
 // codecEvents are events of every kind and every optional part, as
 // EncodeEvent writes them, and whether scanEvent reads them itself (it
 // leaves strings that need escaping, or are not ASCII, to encoding/json).
@@ -104,6 +130,9 @@ func codecEvents(t testing.TB) []struct {
 		b, err := EncodeEvent(&c.e)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if want, err := reflectEncodeEvent(&c.e); err != nil || string(b) != string(want) {
+			t.Errorf("%s: EncodeEvent wrote\n %s\nwant (json.Marshal of its record, %v)\n %s", c.name, b, err, want)
 		}
 		out = append(out, struct {
 			name    string
@@ -234,6 +263,26 @@ func BenchmarkDecodeEvent(b *testing.B) {
 			b.Run(c.name+name, func(b *testing.B) {
 				for b.Loop() {
 					if _, err := decode(c.b); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkEncodeEvent is EncodeEvent of a step and a capture, beside
+// json.Marshal of the same records.
+func BenchmarkEncodeEvent(b *testing.B) {
+	for _, c := range codecEvents(b)[2:4] {
+		e, err := DecodeEvent(c.b)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for name, encode := range map[string]func(*Event) ([]byte, error){"": EncodeEvent, ", encoding/json": reflectEncodeEvent} {
+			b.Run(c.name+name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := encode(&e); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -109,6 +109,13 @@ func (h *hub) pokeAll() {
 	}
 }
 
+// watched reports whether game id has watchers.
+func (h *hub) watched(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs[id]) > 0
+}
+
 // watchers returns the number of open subscriptions.
 func (h *hub) watchers() int {
 	h.mu.Lock()

@@ -2,6 +2,7 @@ package games
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -10,9 +11,12 @@ import (
 // MemoryStore is a Store in process memory: for tests and throwaway runs.
 // Games are lost when the process ends.
 type MemoryStore struct {
-	mu       sync.RWMutex
-	games    map[string]*memGame
-	order    []string // ids in creation order
+	mu    sync.RWMutex
+	games map[string]*memGame
+	order []string // ids in creation order
+	// byStatus is order split by status: [0] games going on, [1] over,
+	// so a filtered page skips nothing.
+	byStatus [2][]string
 	requests map[string]map[string]RequestRecord
 	creates  map[string]CreateRecord // by CreateRecord.Key
 }
@@ -47,13 +51,30 @@ func (s *MemoryStore) CreateRequested(_ context.Context, g *Game, events []Event
 		s.creates[req.Key] = r
 	}
 	s.games[g.ID] = &memGame{game: g.Head(), events: append([]Event(nil), events...)}
-	// Ids sort in creation order (time-ordered UUIDs), but keep the slice
+	// Ids sort in creation order (time-ordered UUIDs), but keep the slices
 	// sorted whatever the caller's ids.
-	i := sort.SearchStrings(s.order, g.ID)
-	s.order = append(s.order, "")
-	copy(s.order[i+1:], s.order[i:])
-	s.order[i] = g.ID
+	s.order = insertSorted(s.order, g.ID)
+	s.byStatus[statusIndex(g)] = insertSorted(s.byStatus[statusIndex(g)], g.ID)
 	return nil
+}
+
+func statusIndex(g *Game) int {
+	if g.Over() {
+		return 1
+	}
+	return 0
+}
+
+func insertSorted(ids []string, id string) []string {
+	i, _ := slices.BinarySearch(ids, id)
+	return slices.Insert(ids, i, id)
+}
+
+func removeSorted(ids []string, id string) []string {
+	if i, ok := slices.BinarySearch(ids, id); ok {
+		return slices.Delete(ids, i, i+1)
+	}
+	return ids
 }
 
 func (s *MemoryStore) Get(_ context.Context, id string) (*Game, error) {
@@ -69,17 +90,27 @@ func (s *MemoryStore) Get(_ context.Context, id string) (*Game, error) {
 func (s *MemoryStore) List(_ context.Context, q ListQuery) ([]*Game, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	i := sort.SearchStrings(s.order, q.After)
-	if i < len(s.order) && s.order[i] == q.After {
+	ids := s.order
+	switch q.Status {
+	case InProgress:
+		ids = s.byStatus[0]
+	case Finished:
+		ids = s.byStatus[1]
+	}
+	i, found := slices.BinarySearch(ids, q.After)
+	if found {
 		i++
 	}
 	var out []*Game
-	for ; i < len(s.order) && len(out) < q.Limit; i++ {
-		g := s.games[s.order[i]].game
-		if (q.Status == InProgress && g.Over()) || (q.Status == Finished && !g.Over()) {
-			continue
+	for ; i < len(ids) && len(out) < q.Limit; i++ {
+		mg := s.games[ids[i]]
+		g := mg.game.Clone()
+		if q.Moves {
+			if err := SetMoves(g, mg.events); err != nil {
+				return nil, err
+			}
 		}
-		out = append(out, g.Clone())
+		out = append(out, g)
 	}
 	return out, nil
 }
@@ -102,6 +133,10 @@ func (s *MemoryStore) Update(_ context.Context, g *Game, events []Event, req *Re
 			s.requests[g.ID] = map[string]RequestRecord{}
 		}
 		s.requests[g.ID][req.RequestID] = *req
+	}
+	if was, now := statusIndex(mg.game), statusIndex(g); was != now {
+		s.byStatus[was] = removeSorted(s.byStatus[was], g.ID)
+		s.byStatus[now] = insertSorted(s.byStatus[now], g.ID)
 	}
 	mg.game = g.Head()
 	mg.events = append(mg.events, events...)

@@ -144,7 +144,38 @@ func (s *Service) Run(ctx context.Context) {
 			}
 		}()
 	}
-	n.Listen(ctx, s.hub.poke, s.hub.pokeAll)
+	n.Listen(ctx, s.relay(ctx), s.hub.pokeAll)
+}
+
+// relay returns the Notifier callback: when a game with watchers here
+// gains events (committed by any replica, this one included), it reads
+// them once and hands them to every watcher, instead of waking each
+// watcher to read them itself (one store read per notification, not one
+// per watcher). It is called on one goroutine. A read that fails, or
+// starts past a watcher's last event, leaves that watcher to read the
+// log itself, as before.
+func (s *Service) relay(ctx context.Context) func(id string, seq int64) {
+	read := map[string]int64{} // the last event read of each watched game
+	return func(id string, seq int64) {
+		if !s.hub.watched(id) {
+			delete(read, id)
+			return
+		}
+		after, ok := read[id]
+		switch {
+		case ok && after >= seq:
+			return // read already
+		case !ok:
+			after = seq - 1
+		}
+		evs, err := s.store.Events(ctx, id, after, watchPage)
+		if err != nil || len(evs) == 0 {
+			s.hub.poke(id, seq)
+			return
+		}
+		read[id] = evs[len(evs)-1].Sequence
+		s.hub.publish(id, evs)
+	}
 }
 
 // Drain ends every open and future watch stream with CodeUnavailable, so
@@ -352,8 +383,9 @@ func (s *Service) WithMoves(ctx context.Context, g *Game) error {
 	return nil
 }
 
-// List returns up to limit games after the game with id after (creation
-// order), and whether more may follow.
+// List returns up to q.Limit games after the game with id q.After
+// (creation order), with their moves when q.Moves, and whether more may
+// follow.
 func (s *Service) List(ctx context.Context, q ListQuery) ([]*Game, bool, error) {
 	want := q.Limit
 	q.Limit++ // one more tells whether there is a next page

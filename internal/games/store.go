@@ -3,6 +3,7 @@ package games
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
@@ -25,11 +26,42 @@ const (
 	Finished
 )
 
-// ListQuery selects a page of games in creation order.
+// ListQuery selects a page of games in creation order. A store answers
+// it at a cost that grows with Limit (and the page's moves, with Moves),
+// not with the number of games it holds, whatever the Status filter.
 type ListQuery struct {
 	After  string // list games created after the game with this id ("" = from the first)
 	Limit  int    // at most this many games
 	Status StatusFilter
+	// Moves asks for each game's Moves too, read with the page (one read
+	// of the store, not one per game).
+	Moves bool
+}
+
+// SetMoves fills g.Moves with the first g.Plies moves of events, the
+// game's log from its first event in sequence order (it may run past
+// g: the log only grows). It fails, naming the game, if the log has
+// fewer moves or they are out of order.
+func SetMoves(g *Game, events []Event) error {
+	moves := make([]PlayedMove, 0, g.Plies)
+	for i := range events {
+		if len(moves) == g.Plies {
+			break
+		}
+		e := &events[i]
+		if e.Kind != EventMovePlayed {
+			continue
+		}
+		if e.Ply != len(moves)+1 {
+			return fmt.Errorf("game %s: event %d is ply %d, after %d moves", g.ID, e.Sequence, e.Ply, len(moves))
+		}
+		moves = append(moves, e.Move)
+	}
+	if len(moves) < g.Plies {
+		return fmt.Errorf("game %s: its event log has %d of its %d moves", g.ID, len(moves), g.Plies)
+	}
+	g.Moves = moves
+	return nil
 }
 
 // RequestRecord remembers the change made under a client's request id on
@@ -88,7 +120,8 @@ type Store interface {
 	Create(ctx context.Context, g *Game, events []Event) error
 	// Get returns a copy of the game or ErrNotFound.
 	Get(ctx context.Context, id string) (*Game, error)
-	// List returns games in creation order after q.After.
+	// List returns games in creation order after q.After, with their
+	// moves when q.Moves.
 	List(ctx context.Context, q ListQuery) ([]*Game, error)
 	// Update stores g if the stored game's version is g.Version-1, appends
 	// events (whose sequence numbers follow the stored game's LastEvent)

@@ -109,7 +109,7 @@ func (s *GameServer) ListGames(ctx context.Context, req *damonev1.ListGamesReque
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	q := games.ListQuery{Limit: size}
+	q := games.ListQuery{Limit: size, Moves: full}
 	switch req.GetStatus() {
 	case damonev1.GameStatus_GAME_STATUS_UNSPECIFIED:
 	case damonev1.GameStatus_GAME_STATUS_IN_PROGRESS:

@@ -68,3 +68,17 @@ func BenchmarkDue(b *testing.B) {
 	defer s.Close()
 	storetest.BenchDue(b, s, func(fast bool) { s.db.NoSync = fast })
 }
+
+// BenchmarkList is a ListGames page (storetest.BenchList) at 100 and
+// 100,000 stored games, loaded without fsync.
+func BenchmarkList(b *testing.B) {
+	storetest.BenchList(b, func(b *testing.B) games.Store {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		s.db.NoSync = true
+		return s
+	}, nil)
+}

@@ -36,8 +36,10 @@ var (
 	bucketCreates = []byte("create_requests")
 	keySchema     = []byte("schema")
 	// schemaVersion is written into new files; schemaV1 files have no
-	// deadlines bucket (deadlines.go), which prepare builds.
-	schemaVersion = []byte("damone-2")
+	// deadlines bucket (deadlines.go), schemaV1 and schemaV2 files no
+	// status bucket (status.go): prepare builds them.
+	schemaVersion = []byte("damone-3")
+	schemaV2      = []byte("damone-2")
 	schemaV1      = []byte("damone-1")
 )
 
@@ -182,18 +184,18 @@ func prepare(tx *bbolt.Tx) (wrote bool, err error) {
 		}
 		wrote = true
 	}
-	migrate := false
-	switch v := meta.Get(keySchema); {
-	case bytes.Equal(v, schemaV1):
-		migrate = true
-	case !bytes.Equal(v, schemaVersion):
+	v := bytes.Clone(meta.Get(keySchema))
+	v1, v2 := bytes.Equal(v, schemaV1), bytes.Equal(v, schemaV2)
+	switch {
+	case !v1 && !v2 && !bytes.Equal(v, schemaVersion):
 		return false, fmt.Errorf("unknown schema %q (want %q)", v, schemaVersion)
-	}
-	if migrate && tx.Bucket(bucketDeadlines) != nil {
+	case v1 && tx.Bucket(bucketDeadlines) != nil:
 		// Verify refuses it; a damone-1 file never had one.
 		return false, fmt.Errorf("schema %q with a deadlines bucket", schemaV1)
+	case (v1 || v2) && tx.Bucket(bucketStatus) != nil:
+		return false, fmt.Errorf("schema %q with a status bucket", v)
 	}
-	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines, bucketCreates} {
+	for _, b := range [][]byte{bucketGames, bucketEvents, bucketRequests, bucketDeadlines, bucketCreates, bucketStatus} {
 		if tx.Bucket(b) == nil {
 			if _, err := tx.CreateBucket(b); err != nil {
 				return false, err
@@ -201,9 +203,14 @@ func prepare(tx *bbolt.Tx) (wrote bool, err error) {
 			wrote = true
 		}
 	}
-	if migrate {
+	if v1 {
 		if err := buildDeadlines(tx); err != nil {
-			return false, fmt.Errorf("migrating from schema %q: %w", schemaV1, err)
+			return false, fmt.Errorf("migrating from schema %q: %w", v, err)
+		}
+	}
+	if v1 || v2 {
+		if err := buildStatus(tx); err != nil {
+			return false, fmt.Errorf("migrating from schema %q: %w", v, err)
 		}
 		if err := meta.Put(keySchema, schemaVersion); err != nil {
 			return false, err
@@ -319,6 +326,9 @@ func (s *Store) CreateRequested(_ context.Context, g *games.Game, events []games
 		if err := moveDeadline(tx, nil, key); err != nil {
 			return err
 		}
+		if err := moveStatus(tx, nil, statusKey(g)); err != nil {
+			return err
+		}
 		return putEvents(tx, g.ID, events, evs)
 	})
 }
@@ -366,7 +376,37 @@ func (s *Store) Get(_ context.Context, id string) (*games.Game, error) {
 func (s *Store) List(_ context.Context, q games.ListQuery) ([]*games.Game, error) {
 	var out []*games.Game
 	err := s.db.View(func(tx *bbolt.Tx) error {
-		c := tx.Bucket(bucketGames).Cursor()
+		gb := tx.Bucket(bucketGames)
+		add := func(k, v []byte) error {
+			g, err := games.DecodeGame(v)
+			if err != nil {
+				return err
+			}
+			if q.Moves {
+				if err := readMoves(tx, g); err != nil {
+					return err
+				}
+			}
+			out = append(out, g)
+			return nil
+		}
+		if q.Status != games.AnyStatus {
+			b := statusGoing
+			if q.Status == games.Finished {
+				b = statusOver
+			}
+			return statusIDs(tx, b, q.After, func(id []byte) (bool, error) {
+				if len(out) >= q.Limit {
+					return false, nil
+				}
+				v := gb.Get(id)
+				if v == nil {
+					return false, fmt.Errorf("embedded store: status index: game %s is not in the games bucket", printable(id))
+				}
+				return true, add(id, v)
+			})
+		}
+		c := gb.Cursor()
 		k, v := c.First()
 		if q.After != "" {
 			k, v = c.Seek([]byte(q.After))
@@ -375,18 +415,34 @@ func (s *Store) List(_ context.Context, q games.ListQuery) ([]*games.Game, error
 			}
 		}
 		for ; k != nil && len(out) < q.Limit; k, v = c.Next() {
-			g, err := games.DecodeGame(v)
-			if err != nil {
+			if err := add(k, v); err != nil {
 				return err
 			}
-			if (q.Status == games.InProgress && g.Over()) || (q.Status == games.Finished && !g.Over()) {
-				continue
-			}
-			out = append(out, g)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// readMoves fills g.Moves from its event log in tx, reading only the
+// events up to its last move.
+func readMoves(tx *bbolt.Tx, g *games.Game) error {
+	var events []games.Event
+	if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && g.Plies > 0 {
+		c := eb.Cursor()
+		moves := 0
+		for k, v := c.First(); k != nil && moves < g.Plies; k, v = c.Next() {
+			e, err := games.DecodeEvent(v)
+			if err != nil {
+				return fmt.Errorf("embedded store: game %s: %w", g.ID, err)
+			}
+			if e.Kind == games.EventMovePlayed {
+				moves++
+			}
+			events = append(events, e)
+		}
+	}
+	return games.SetMoves(g, events)
 }
 
 func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
@@ -447,6 +503,9 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 			return err
 		}
 		if err := moveDeadline(tx, oldKey, key); err != nil {
+			return err
+		}
+		if err := moveStatus(tx, statusKey(stored), statusKey(g)); err != nil {
 			return err
 		}
 		s.heads.keep(g.ID, data, g)

@@ -214,6 +214,9 @@ func TestDamone1FileGetsDeadlineIndex(t *testing.T) {
 		if err := tx.DeleteBucket(bucketDeadlines); err != nil {
 			return err
 		}
+		if err := tx.DeleteBucket(bucketStatus); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketMeta).Put(keySchema, []byte("damone-1"))
 	})
 	path := filepath.Join(dir, FileName)
@@ -225,7 +228,7 @@ func TestDamone1FileGetsDeadlineIndex(t *testing.T) {
 	}
 	wantDue(t, s, t0.Add(time.Hour), "early", "late")
 	s.Close()
-	if sum, err := Verify(path); err != nil || sum.Schema != "damone-2" {
+	if sum, err := Verify(path); err != nil || sum.Schema != "damone-3" {
 		t.Fatalf("Verify after the migration: %+v, %v", sum, err)
 	}
 	before := fileSum(t, path)

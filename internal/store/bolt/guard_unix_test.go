@@ -70,7 +70,7 @@ func TestCheckGamesTurnsWorkerFaultsIntoErrors(t *testing.T) {
 	}
 	for _, workers := range []int{1, 4} {
 		var sum Summary
-		_, err := checkGames(path, workers, func(send func(*gameJob) bool) {
+		_, _, err := checkGames(path, workers, func(send func(*gameJob) bool) {
 			send(&gameJob{key: []byte("g"), value: m[1<<15 : 1<<15+64], hasEvents: true})
 		}, &sum)
 		var de *DamageError

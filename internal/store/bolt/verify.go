@@ -15,7 +15,7 @@ import (
 
 // knownSchemas are the schema markers this build opens: the one it writes
 // into new files (schemaVersion) and any older one that prepare migrates.
-var knownSchemas = [][]byte{schemaVersion, schemaV1}
+var knownSchemas = [][]byte{schemaVersion, schemaV2, schemaV1}
 
 // metaKeys are the keys the meta bucket may hold.
 var metaKeys = [][]byte{keySchema}

@@ -26,15 +26,16 @@ import (
 // known schema marker, every record decoded by the games codec and
 // matching its key and its game (events numbered 1 to the game's last
 // event, with the game's moves; request records of known games), and the
-// deadline index agreeing with the games' records (schema damone-2; a
-// damone-1 file has none, and gets one at open).
+// deadline index agreeing with the games' records (schema damone-2 on; a
+// damone-1 file has none, and gets one at open), and so the status index
+// (schema damone-3 on).
 func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	bad := func(format string, args ...any) error { return damaged(path, format, args...) }
 	want := [][]byte{bucketMeta, bucketGames, bucketEvents, bucketRequests}
 	c := tx.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		known := slices.ContainsFunc(want, func(b []byte) bool { return bytes.Equal(b, k) }) || bytes.Equal(k, bucketDeadlines) ||
-			bytes.Equal(k, bucketCreates)
+			bytes.Equal(k, bucketCreates) || bytes.Equal(k, bucketStatus)
 		if v != nil || !known {
 			return bad("unknown top-level entry %q", printable(k))
 		}
@@ -65,6 +66,13 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 	case !v1 && deadlinesB == nil:
 		return bad("no %q bucket", bucketDeadlines)
 	}
+	statusB := tx.Bucket(bucketStatus)
+	switch v3 := bytes.Equal(schema, schemaVersion); {
+	case !v3 && statusB != nil:
+		return bad("a %q bucket in a file of schema %q, which has none", bucketStatus, schema)
+	case v3 && statusB == nil:
+		return bad("no %q bucket", bucketStatus)
+	}
 
 	gamesB, eventsB, requestsB := tx.Bucket(bucketGames), tx.Bucket(bucketEvents), tx.Bucket(bucketRequests)
 	// This goroutine walks the buckets (a transaction and its buckets stay
@@ -82,9 +90,14 @@ func checkRecords(path string, tx *bbolt.Tx, sum *Summary) error {
 			return nil
 		})
 	}
-	deadlines, err := checkGames(path, runtime.GOMAXPROCS(0), walk, sum)
+	deadlines, statuses, err := checkGames(path, runtime.GOMAXPROCS(0), walk, sum)
 	if err != nil {
 		return err
+	}
+	if statusB != nil {
+		if err := checkStatus(path, statusB, statuses); err != nil {
+			return err
+		}
 	}
 	if deadlinesB != nil {
 		if err := checkDeadlines(path, deadlinesB, gamesB, deadlines); err != nil {
@@ -185,10 +198,11 @@ type gameJob struct {
 }
 
 // tally is what one worker of checkGames found in the games it checked:
-// their counts and their keys in the deadline index (deadlineKey).
+// their counts and their keys in the deadline index (deadlineKey) and
+// the status index (statusKey).
 type tally struct {
 	Summary
-	deadlines [][]byte
+	deadlines, statuses [][]byte
 }
 
 // checkGames checks games on worker goroutines. walk runs on the calling
@@ -199,9 +213,10 @@ type tally struct {
 // memory fault, in walk or in a worker, is the failure of the game at
 // hand. checkGames returns after every worker is done, so the caller may
 // then close the transaction the records point into. It returns the keys
-// the games should have in the deadline index, in no order. The counts
+// the games should have in the deadline index and in the status index,
+// in no order. The counts
 // in sum and the keys are complete only when the error is nil.
-func checkGames(path string, workers int, walk func(send func(*gameJob) bool), sum *Summary) ([][]byte, error) {
+func checkGames(path string, workers int, walk func(send func(*gameJob) bool), sum *Summary) (deadlines, statuses [][]byte, err error) {
 	var (
 		failedAt atomic.Int64 // the smallest index that failed; MaxInt64: none
 		mu       sync.Mutex
@@ -257,16 +272,70 @@ func checkGames(path string, workers int, walk func(send func(*gameJob) bool), s
 		}
 	}()
 	if failure != nil {
-		return nil, failure
+		return nil, nil, failure
 	}
-	var deadlines [][]byte
 	for _, c := range counts {
 		sum.Games += c.Games
 		sum.Events += c.Events
 		sum.Requests += c.Requests
 		deadlines = append(deadlines, c.deadlines...)
+		statuses = append(statuses, c.statuses...)
 	}
-	return deadlines, nil
+	return deadlines, statuses, nil
+}
+
+// checkStatus checks the status index (bucket b) against want, the keys
+// of the games' records: exactly those keys, each with an empty value.
+func checkStatus(path string, b *bbolt.Bucket, want [][]byte) error {
+	bad := func(format string, args ...any) error {
+		return damaged(path, "status index: "+format, args...)
+	}
+	name := func(k []byte) string {
+		if len(k) > 0 && k[0] == statusOver {
+			return "over"
+		}
+		return "going on"
+	}
+	// A wanted key missing while the game is under the other status is a
+	// status that disagrees with the record.
+	missing := func(w []byte) error {
+		other := append([]byte{statusGoing}, w[1:]...)
+		if w[0] == statusGoing {
+			other[0] = statusOver
+		}
+		if b.Get(other) != nil {
+			return bad("game %s is listed as %s, but its record is %s", printable(w[1:]), name(other), name(w))
+		}
+		return bad("no key for game %s (%s)", printable(w[1:]), name(w))
+	}
+	slices.SortFunc(want, bytes.Compare)
+	i := 0
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		switch {
+		case v == nil:
+			return bad("%s is a bucket, not a key", printable(k))
+		case len(k) < 2 || (k[0] != statusGoing && k[0] != statusOver):
+			return bad("key %s is not a status and a game id", printable(k))
+		case len(v) != 0:
+			return bad("the key of game %s holds %d bytes (want none)", printable(k[1:]), len(v))
+		}
+		if i < len(want) && bytes.Compare(want[i], k) < 0 {
+			return missing(want[i])
+		}
+		if i < len(want) && bytes.Equal(want[i], k) {
+			i++
+			continue
+		}
+		if j := slices.IndexFunc(want, func(w []byte) bool { return bytes.Equal(w[1:], k[1:]) }); j >= 0 {
+			return bad("game %s is listed as %s, but its record is %s", printable(k[1:]), name(k), name(want[j]))
+		}
+		return bad("a key for game %s, which is not in the games bucket", printable(k[1:]))
+	}
+	if i < len(want) {
+		return missing(want[i])
+	}
+	return nil
 }
 
 // checkDeadlines checks the deadline index (bucket b) against want, the
@@ -337,6 +406,7 @@ func checkGame(path string, j *gameJob, c *tally) error {
 	if key != nil {
 		c.deadlines = append(c.deadlines, key)
 	}
+	c.statuses = append(c.statuses, statusKey(g))
 	n, err := checkEvents(j.events, j.hasEvents, g)
 	c.Events += n
 	if err != nil {

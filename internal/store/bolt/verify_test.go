@@ -167,8 +167,8 @@ func TestVerifySummaryAndInUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Games != 3 || sum.Events != 3+2+1 || sum.Requests != 2 || sum.Schema != "damone-2" || sum.PageSize < 1024 || sum.Pages < 3 {
-		t.Errorf("summary %+v, want 3 games, 6 events, 2 requests, schema damone-2", sum)
+	if sum.Games != 3 || sum.Events != 3+2+1 || sum.Requests != 2 || sum.Schema != "damone-3" || sum.PageSize < 1024 || sum.Pages < 3 {
+		t.Errorf("summary %+v, want 3 games, 6 events, 2 requests, schema damone-3", sum)
 	}
 }
 

@@ -211,43 +211,121 @@ func (s *Store) Get(ctx context.Context, id string) (*games.Game, error) {
 	return games.DecodeGame(data)
 }
 
+// listMoves is the column of List's query that reads a page's moves with
+// it (one statement, so one snapshot): each game's events up to its last,
+// in order.
+const listMoves = `, (SELECT array_agg(e.record::text ORDER BY e.seq) FROM game_events e
+		WHERE e.game_id = games.id AND e.seq <= games.last_event)`
+
 func (s *Store) List(ctx context.Context, q games.ListQuery) ([]*games.Game, error) {
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
-	var finished *bool
-	switch q.Status {
-	case games.InProgress:
-		finished = new(bool)
-	case games.Finished:
-		t := true
-		finished = &t
+	cols := "record"
+	if q.Moves {
+		cols += listMoves
 	}
-	rows, err := s.pool.Query(ctx, `SELECT record FROM games
-		WHERE id > $1 AND ($2::boolean IS NULL OR finished = $2)
-		ORDER BY id LIMIT $3`, q.After, finished, q.Limit)
+	// A filter is its own statement so that the plan walks games_status
+	// (finished, id) from the page's start.
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	switch q.Status {
+	case games.InProgress, games.Finished:
+		rows, err = s.pool.Query(ctx, `SELECT `+cols+` FROM games
+			WHERE finished = $1 AND id > $2 ORDER BY finished, id LIMIT $3`, q.Status == games.Finished, q.After, q.Limit)
+	default:
+		rows, err = s.pool.Query(ctx, `SELECT `+cols+` FROM games
+			WHERE id > $1 ORDER BY id LIMIT $2`, q.After, q.Limit)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*games.Game
 	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
+		var (
+			data   []byte
+			events []string
+		)
+		dest := []any{&data}
+		if q.Moves {
+			dest = append(dest, &events)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		g, err := games.DecodeGame(data)
 		if err != nil {
 			return nil, err
 		}
+		if q.Moves {
+			evs := make([]games.Event, len(events))
+			for i, e := range events {
+				if evs[i], err = games.DecodeEvent([]byte(e)); err != nil {
+					return nil, fmt.Errorf("game %s: %w", g.ID, err)
+				}
+			}
+			if err := games.SetMoves(g, evs); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, g)
 	}
 	return out, rows.Err()
 }
 
+// updateGame is Update's one statement, so one round trip and its own
+// (implicit) transaction: PostgreSQL commits it before it answers, and a
+// failing part rolls all of it back. The game's row is written only at
+// the version the caller read ($7); the request id ($9, NULL: none) and
+// the events (seqs $11, records $12) go in only with it; a request id
+// already recorded, or an event's sequence number already used, is a
+// unique violation that undoes the statement. NOTIFY ($13: the payload,
+// NULL without events) is sent at the commit, in commit order. The row
+// tells whether the game was written, and whether it exists.
+const updateGame = `WITH u AS (
+	UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6, deadline = $8
+	WHERE id = $1 AND version = $7
+	RETURNING id
+), r AS (
+	INSERT INTO move_requests (game_id, request_id, record)
+	SELECT id, $9, $10::jsonb FROM u WHERE $9::text IS NOT NULL
+	RETURNING 1
+), e AS (
+	INSERT INTO game_events (game_id, seq, record)
+	SELECT u.id, x.seq, x.rec::jsonb FROM u, unnest($11::bigint[], $12::text[]) AS x(seq, rec)
+	RETURNING 1
+), n AS (
+	SELECT pg_notify('` + Channel + `', $13) FROM u WHERE $13::text IS NOT NULL
+)
+SELECT (SELECT count(*) FROM u) > 0, (SELECT count(*) FROM r) + (SELECT count(*) FROM e) + (SELECT count(*) FROM n),
+	EXISTS (SELECT 1 FROM games WHERE id = $1)`
+
 func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
 	data, err := games.EncodeGame(g)
 	if err != nil {
 		return err
+	}
+	var reqID, reqData any
+	if req != nil {
+		rdata, err := games.EncodeRequest(req)
+		if err != nil {
+			return err
+		}
+		reqID, reqData = req.RequestID, string(rdata)
+	}
+	seqs, recs := make([]int64, len(events)), make([]string, len(events))
+	for i := range events {
+		data, err := games.EncodeEvent(&events[i])
+		if err != nil {
+			return err
+		}
+		seqs[i], recs[i] = events[i].Sequence, string(data)
+	}
+	var payload any
+	if len(events) > 0 {
+		payload = g.ID + " " + strconv.FormatInt(events[len(events)-1].Sequence, 10)
 	}
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
@@ -259,38 +337,26 @@ func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event,
 		return err
 	}
 	defer leave()
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6,
-			deadline = $8 WHERE id = $1 AND version = $7`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1, deadline(g))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games WHERE id = $1)`, g.ID).Scan(&exists); err != nil {
-				return err
-			}
-			if !exists {
-				return games.ErrNotFound
-			}
-			return games.ErrConflict
-		}
-		if req != nil {
-			rdata, err := games.EncodeRequest(req)
-			if err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, `INSERT INTO move_requests (game_id, request_id, record) VALUES ($1, $2, $3)
-				ON CONFLICT DO NOTHING`, g.ID, req.RequestID, rdata)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return games.ErrDuplicateRequest
-			}
-		}
-		return insertEvents(ctx, tx, g.ID, events)
-	})
+	var (
+		written, exists bool
+		parts           int64
+	)
+	err = s.pool.QueryRow(ctx, updateGame, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1, deadline(g),
+		reqID, reqData, seqs, recs, payload).Scan(&written, &parts, &exists)
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "move_requests":
+		return games.ErrDuplicateRequest
+	case errors.As(err, &pe) && pe.Code == "23505":
+		return games.ErrConflict
+	case err != nil:
+		return err
+	case !exists:
+		return games.ErrNotFound
+	case !written:
+		return games.ErrConflict
+	}
+	return nil
 }
 
 func (s *Store) Events(ctx context.Context, id string, after int64, limit int) ([]games.Event, error) {

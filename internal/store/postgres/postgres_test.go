@@ -22,7 +22,7 @@ import (
 
 // testDSN returns the DSN of the test server (scripts/test-postgres). CI
 // must provide one; elsewhere the tests skip without it.
-func testDSN(t *testing.T) string {
+func testDSN(t testing.TB) string {
 	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
 	if dsn == "" {
 		if os.Getenv("CI") == "true" {
@@ -35,7 +35,7 @@ func testDSN(t *testing.T) string {
 
 // freshDSN creates an empty schema and returns a DSN that uses it, so each
 // test starts from an empty database.
-func freshDSN(t *testing.T) string {
+func freshDSN(t testing.TB) string {
 	dsn := testDSN(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -61,7 +61,7 @@ func freshDSN(t *testing.T) string {
 	return dsn + sep + "search_path=" + schema
 }
 
-func open(t *testing.T, dsn string) *Store {
+func open(t testing.TB, dsn string) *Store {
 	s, err := Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -178,3 +178,89 @@ func BenchDue(b *testing.B, store games.Store, prepare func(fast bool)) {
 		}
 	}
 }
+
+// ListPage and ListPlies are the page BenchList reads: ListPage games
+// going on, each ListPlies moves into its game.
+const (
+	ListPage  = 50
+	ListPlies = 10
+)
+
+// ListGame returns game number i of BenchList's store and its events:
+// the ListPage last games are going on, ListPlies moves played; every
+// game before them is over, with only its created event.
+func ListGame(tb testing.TB, held, i int) (*games.Game, []games.Event) {
+	v := shuffleVariant(tb)
+	start := v.Start
+	id := fmt.Sprintf("list-%07d", i)
+	g := &games.Game{ID: id, Variant: v, Initial: start, Position: start, Version: 1, LastEvent: 1,
+		CreateTime: epoch, UpdateTime: epoch}
+	g.TokenHash[0][0], g.TokenHash[1][0] = 1, 2
+	evs := []games.Event{{GameID: id, Sequence: 1, Time: epoch, Kind: games.EventCreated, Position: start, Variant: v}}
+	if i < held-ListPage {
+		g.Outcome = engine.Outcome{Result: engine.Draw, Reason: engine.AgreedDraw}
+		return g, evs
+	}
+	for p := range ListPlies {
+		m, err := g.Position.ParseMove(shuffle[p%4])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pm := games.PlayedMove{Move: m, Side: g.Position.SideToMove()}
+		g.Position = g.Position.After(&m)
+		g.Plies++
+		g.LastEvent++
+		g.Version++
+		evs = append(evs, games.Event{GameID: id, Sequence: g.LastEvent, Time: epoch, Kind: games.EventMovePlayed,
+			Ply: g.Plies, Position: g.Position, Move: pm})
+	}
+	return g, evs
+}
+
+// BenchList measures a page of List with the games' moves (what a
+// ListGames page in the full view asks of its store) on stores holding
+// 100 and 100,000 games: the page must cost the same at both sizes. It
+// reads the ListPage games going on that were created last, past every
+// game over: "status" filters by status from the first game, "after"
+// lists every game from the page's start. newStore returns an empty
+// store; load fills it with held games made by ListGame (nil: one Create
+// each).
+func BenchList(b *testing.B, newStore func(b *testing.B) games.Store, load func(b *testing.B, s games.Store, held int)) {
+	for _, held := range []int{100, 100_000} {
+		ctx := context.Background()
+		store := newStore(b)
+		if load != nil {
+			load(b, store, held)
+		} else {
+			for i := range held {
+				g, evs := ListGame(b, held, i)
+				if err := store.Create(ctx, g, evs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		first, _ := ListGame(b, held, held-ListPage)
+		before, _ := ListGame(b, held, held-ListPage-1)
+		for _, c := range []struct {
+			name string
+			q    games.ListQuery
+		}{
+			{"status", games.ListQuery{Limit: ListPage, Status: games.InProgress, Moves: true}},
+			{"after", games.ListQuery{Limit: ListPage, After: before.ID, Moves: true}},
+		} {
+			b.Run(fmt.Sprintf("%s/games=%d", c.name, held), func(b *testing.B) {
+				for b.Loop() {
+					gs, err := store.List(ctx, c.q)
+					if err != nil || len(gs) != ListPage || gs[0].ID != first.ID {
+						b.Fatalf("List(%+v) = %d games, %v; want %d from %s", c.q, len(gs), err, ListPage, first.ID)
+					}
+					for _, g := range gs {
+						if len(g.Moves) != ListPlies {
+							b.Fatalf("List: game %s with %d moves, want %d", g.ID, len(g.Moves), ListPlies)
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -265,6 +266,35 @@ func testList(t *testing.T, s games.Store) {
 			t.Fatal(err)
 		}
 	}
+	// g3 has two moves; g6 ends (by resignation) after one, so an update
+	// moves it from the games going on to those over.
+	g3, err := s.Get(ctx, "g3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"e2-d3", "b5-c4"} {
+		var ev games.Event
+		g3, ev = play(t, g3, n)
+		if err := s.Update(ctx, g3, []games.Event{ev}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g6, evs := newGame(t, "g6")
+	if err := s.Create(ctx, g6, evs); err != nil {
+		t.Fatal(err)
+	}
+	g6, ev := play(t, g6, "e2-d3")
+	if err := s.Update(ctx, g6, []games.Event{ev}, nil); err != nil {
+		t.Fatal(err)
+	}
+	g6 = g6.Clone()
+	g6.Version++
+	g6.LastEvent++
+	g6.Outcome = engine.Outcome{Result: engine.BlackWins, Reason: engine.Resignation}
+	if err := s.Update(ctx, g6, []games.Event{{GameID: "g6", Sequence: g6.LastEvent, Time: epoch, Kind: games.EventEnded,
+		Ply: 1, Position: g6.Position, Outcome: g6.Outcome}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	ids := func(gs []*games.Game) string {
 		out := ""
 		for _, g := range gs {
@@ -276,16 +306,39 @@ func testList(t *testing.T, s games.Store) {
 		q    games.ListQuery
 		want string
 	}{
-		{games.ListQuery{Limit: 10}, "g1 g2 g3 g4 g5 "},
+		{games.ListQuery{Limit: 10}, "g1 g2 g3 g4 g5 g6 "},
 		{games.ListQuery{Limit: 2}, "g1 g2 "},
 		{games.ListQuery{Limit: 2, After: "g2"}, "g3 g4 "},
-		{games.ListQuery{Limit: 10, Status: games.Finished}, "g2 g4 "},
+		{games.ListQuery{Limit: 10, Status: games.Finished}, "g2 g4 g6 "},
 		{games.ListQuery{Limit: 10, Status: games.InProgress, After: "g1"}, "g3 g5 "},
+		{games.ListQuery{Limit: 1, Status: games.Finished, After: "g2"}, "g4 "},
+		{games.ListQuery{Limit: 10, Status: games.InProgress, After: "g5"}, ""},
 	}
 	for _, c := range cases {
 		gs, err := s.List(ctx, c.q)
 		if err != nil || ids(gs) != c.want {
 			t.Errorf("List(%+v) = %q, %v; want %q", c.q, ids(gs), err, c.want)
+		}
+		for _, g := range gs {
+			if len(g.Moves) != 0 {
+				t.Errorf("List(%+v): game %s with %d moves, asked for none", c.q, g.ID, len(g.Moves))
+			}
+		}
+	}
+	// With their moves: g3's two, g6's one (its last event ended it), none
+	// for the others.
+	gs, err := s.List(ctx, games.ListQuery{Limit: 10, After: "g2", Moves: true})
+	if err != nil || ids(gs) != "g3 g4 g5 g6 " {
+		t.Fatalf("List with moves = %q, %v; want g3 g4 g5 g6", ids(gs), err)
+	}
+	want := map[string]string{"g3": "e2-d3 b5-c4", "g4": "", "g5": "", "g6": "e2-d3"}
+	for _, g := range gs {
+		var got []string
+		for _, m := range g.Moves {
+			got = append(got, m.Move.String())
+		}
+		if strings.Join(got, " ") != want[g.ID] || !g.HasMoves() {
+			t.Errorf("List with moves: game %s has moves %q (plies %d), want %q", g.ID, got, g.Plies, want[g.ID])
 		}
 	}
 }

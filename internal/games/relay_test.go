@@ -1,0 +1,79 @@
+package games
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// sharedStore is a memory store posing as one shared with other
+// processes: Listen hands the test the notify callback, and Events calls
+// are counted.
+type sharedStore struct {
+	*MemoryStore
+	events   atomic.Int64
+	listened chan func(string, int64)
+}
+
+func (s *sharedStore) Events(ctx context.Context, id string, after int64, limit int) ([]Event, error) {
+	s.events.Add(1)
+	return s.MemoryStore.Events(ctx, id, after, limit)
+}
+
+func (s *sharedStore) Listen(ctx context.Context, notify func(string, int64), _ func()) {
+	s.listened <- notify
+	<-ctx.Done()
+}
+
+// A commit by another replica, notified once, is read from the store once
+// for all of a game's watchers here, and each of them receives it.
+func TestNotifiedEventsAreReadOnceForAllWatchers(t *testing.T) {
+	const watchers = 10
+	store := &sharedStore{MemoryStore: NewMemoryStore(), listened: make(chan func(string, int64), 1)}
+	svc := NewService(store, Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go svc.Run(ctx)
+	notify := <-store.listened
+	// Another replica's service on the same store: its commits do not
+	// reach this service's hub but by notify.
+	other := NewService(store.MemoryStore, Limits{})
+	g, tok, err := other.Create(ctx, engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Event, watchers)
+	var wg sync.WaitGroup
+	for range watchers {
+		wg.Go(func() {
+			_ = svc.Watch(ctx, g.ID, 1, func(e *Event) error { got <- e; return nil })
+		})
+	}
+	for svc.hub.watchers() < watchers {
+		time.Sleep(time.Millisecond)
+	}
+	before := store.events.Load()
+	if _, err := other.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3"}); err != nil {
+		t.Fatal(err)
+	}
+	notify(g.ID, 2)
+	for i := range watchers {
+		select {
+		case e := <-got:
+			if e.Sequence != 2 || e.Kind != EventMovePlayed || e.Move.Move.String() != "e2-d3" {
+				t.Errorf("watcher %d received event %d (%v), want 2, the move e2-d3", i, e.Sequence, e.Kind)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of %d watchers received the move", i, watchers)
+		}
+	}
+	if n := store.events.Load() - before; n != 1 {
+		t.Errorf("the store's log was read %d times for %d watchers of one notified commit, want once", n, watchers)
+	}
+	cancel()
+	wg.Wait()
+}
