@@ -129,7 +129,7 @@ func (s *Set) Probe(p *engine.Position, wc engine.WinCondition) (Value, error) {
 		return Value{}, fmt.Errorf("%w: no table for %v", ErrNotInTables, m)
 	}
 	i := index(&b, &m)
-	c, w := t.a[i], t.wdl(i)
+	c, w := t.code(i), t.wdl(i)
 	v := Value{}
 	switch {
 	case c == codeBroken || w == wdlBroken:

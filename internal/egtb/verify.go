@@ -63,7 +63,7 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 		for i := uint64(0); i < t.Entries(); i++ {
 			b := unindex(i, &m)
 			if b.broken() {
-				if t.a[i] != codeBroken || t.wdl(i) != wdlBroken {
+				if t.code(i) != codeBroken || t.wdl(i) != wdlBroken {
 					rep.add(maxErrors, "%s: entry %d: unreachable position not marked broken", name, i)
 				}
 				continue
@@ -75,7 +75,7 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 				continue
 			}
 			p := b.position(0)
-			if got := t.a[i]; got != wantA {
+			if got := t.code(i); got != wantA {
 				rep.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule at %d)", name, i, p.String(), codeText(got), codeText(wantA), t.Limit)
 			}
 			if got := t.wdl(i); got != wantB {
@@ -83,7 +83,7 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 			}
 			mb := b.mirror()
 			mi := index(&mb, &m)
-			if t.a[mi] != t.a[i] || t.wdl(mi) != t.wdl(i) {
+			if t.v[mi] != t.v[i] || t.wdl(mi) != t.wdl(i) {
 				rep.add(maxErrors, "%s: entry %d (%v) differs from its mirror, entry %d", name, i, p.String(), mi)
 			}
 		}
@@ -120,7 +120,7 @@ func recompute(set *Set, wc engine.WinCondition, b *board, buf []engine.Move) (u
 		}
 		ci := index(&cb, &cm)
 		conv := cm != m.Swap()
-		c, w := t.a[ci], t.wdl(ci)
+		c, w := t.code(ci), t.wdl(ci)
 		step := 1
 		switch {
 		case c == codeBroken || w == wdlBroken:
