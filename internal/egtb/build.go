@@ -197,7 +197,7 @@ func loadPair(dir string, pr [2]Material, wc engine.WinCondition, limit int) ([2
 		if i == 1 && pr[1] == pr[0] {
 			break
 		}
-		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit})
+		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit, false})
 		if err != nil {
 			return ts, false
 		}

@@ -20,7 +20,7 @@ func readForTest(path string) (*Table, error) {
 			m[s][r] = data[14+3*s+r]
 		}
 	}
-	return decodeTable(path, data, expect{m, engine.WinCondition(data[10]), 0})
+	return decodeTable(path, data, expect{m, engine.WinCondition(data[10]), 0, false})
 }
 
 // ResealValuesForTest rewrites a sound table file with its values changed
@@ -86,4 +86,13 @@ func ResealHeaderForTest(path string, edit func(h []byte)) error {
 	sum := sha256.Sum256(data[:224])
 	copy(data[224:], sum[:])
 	return os.WriteFile(path, data, 0o644)
+}
+
+// SetLazyForTest makes Open leave tables of pieces or more pieces
+// compressed, keeping up to blocks decompressed blocks, until restore is
+// called.
+func SetLazyForTest(pieces, blocks int) (restore func()) {
+	oldFrom, oldBlocks := lazyFrom, lazyCacheBlocks
+	lazyFrom, lazyCacheBlocks = pieces, blocks
+	return func() { lazyFrom, lazyCacheBlocks = oldFrom, oldBlocks }
 }

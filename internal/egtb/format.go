@@ -94,7 +94,8 @@ type Table struct {
 	Win      engine.WinCondition
 	Limit    int
 	Stats    Stats
-	v        []byte // one code per entry, as in section V
+	v        []byte // one code per entry, as in section V; nil if lazy
+	lazy     *lazyTable
 }
 
 // Entries returns the number of index entries.
@@ -282,6 +283,9 @@ type expect struct {
 	material Material
 	win      engine.WinCondition
 	limit    int // 0: any
+	// lazy: check the header, sizes, section checksums and block index now
+	// and decompress a block when a probe first needs it (lazy.go).
+	lazy bool
 }
 
 // decodeTable checks a file's bytes completely (header, sizes, checksums,
@@ -361,13 +365,25 @@ func decodeTable(path string, data []byte, want expect) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.v = make([]byte, n)
-	dec := zstdDecoder()
 	for k := uint64(0); k < nb; k++ {
 		from, to := le.Uint64(idx[8*k:]), le.Uint64(idx[8*(k+1):])
 		if (k == 0 && from != 0) || to < from || to > uint64(len(vals)) || (k == nb-1 && to != uint64(len(vals))) {
 			return bad("block %d has a bad offset", k)
 		}
+	}
+	if want.lazy {
+		st := Stats{LongestWin: int(le.Uint16(data[80:])), LongestLoss: int(le.Uint16(data[82:]))}
+		for i, p := range []*uint64{&st.Wins, &st.CursedWins, &st.Draws, &st.BlessedLosses, &st.Losses, &st.Broken} {
+			*p = le.Uint64(data[32+8*i:])
+		}
+		t.Stats = st
+		t.lazy = &lazyTable{path: path, n: n, idx: idx, vals: vals}
+		return t, nil
+	}
+	t.v = make([]byte, n)
+	dec := zstdDecoder()
+	for k := uint64(0); k < nb; k++ {
+		from, to := le.Uint64(idx[8*k:]), le.Uint64(idx[8*(k+1):])
 		lo, hi := k<<blockLog2, min((k+1)<<blockLog2, n)
 		out, err := dec.DecodeAll(vals[from:to], t.v[lo:lo:hi])
 		if err != nil {

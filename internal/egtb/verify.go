@@ -40,7 +40,7 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 	}
 	set := &Set{Dir: dir, Manifest: man, tables: map[engine.WinCondition]map[Material]*Table{}}
 	for _, e := range man.Tables {
-		t, err := openEntry(dir, man, e)
+		t, err := openEntry(dir, man, e, 0)
 		if err != nil {
 			rep.add(maxErrors, "%v", err)
 			continue
