@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,6 +136,13 @@ func TestWrongValuesWithGoodChecksums(t *testing.T) {
 	}
 	if rep.Errors == 0 || !strings.Contains(strings.Join(rep.First, "\n"), victim) {
 		t.Errorf("Verify missed a wrong DTC: %d errors %v", rep.Errors, rep.First)
+	}
+	rep2, err := egtb.VerifyThreads(dir, 10, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep, rep2) {
+		t.Errorf("Verify with 2 threads: %+v, with 1: %+v", rep2, rep)
 	}
 }
 
