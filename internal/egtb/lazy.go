@@ -41,14 +41,11 @@ func newBlockCache() *lru.Cache[blockKey, []byte] {
 	return c
 }
 
-// value returns entry i's stored code. A block that does not decompress
+// lazyValue returns entry i's stored code from a lazy table. A block that does not decompress
 // to its entries, or holds a code the table's limit does not allow, is an
 // error naming the file (its checksums matched on open, so only a file
 // forged with matching checksums gets here).
-func (t *Table) value(i uint64) (uint8, error) {
-	if t.v != nil {
-		return t.v[i], nil
-	}
+func (t *Table) lazyValue(i uint64) (uint8, error) {
 	lt := t.lazy
 	key := blockKey{lt, i >> blockLog2}
 	if b, ok := lt.cache.Get(key); ok {

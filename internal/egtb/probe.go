@@ -141,9 +141,14 @@ func (s *Set) Probe(p *engine.Position, wc engine.WinCondition) (Value, error) {
 		return Value{}, fmt.Errorf("%w: no table for %v", ErrNotInTables, m)
 	}
 	i := index(&b, &m)
-	x, err := t.value(i)
-	if err != nil {
-		return Value{}, err
+	var x uint8
+	if t.v != nil {
+		x = t.v[i]
+	} else {
+		var err error
+		if x, err = t.lazyValue(i); err != nil {
+			return Value{}, err
+		}
 	}
 	c, w := ruleCode(x), wdlOf(x)
 	v := Value{}
