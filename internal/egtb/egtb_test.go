@@ -404,6 +404,26 @@ func BenchmarkOpen4(b *testing.B) {
 	b.ReportMetric(float64(entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
 
+// BenchmarkProbeLazy probes sampled 3-piece positions of tables left
+// compressed (LazyPieces), with every block cached, and with a one-block
+// cache, so nearly every probe decompresses its block.
+func BenchmarkProbeLazy(b *testing.B) {
+	dir := b.TempDir()
+	if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		blocks int
+	}{{"cached", 1024}, {"decompressing", 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			restore := egtb.SetLazyForTest(2, c.blocks)
+			defer restore()
+			benchProbe(b, dir, 3)
+		})
+	}
+}
+
 func benchProbe(b *testing.B, dir string, pieces int) {
 	set, err := egtb.Open(dir)
 	if err != nil {
