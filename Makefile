@@ -197,7 +197,7 @@ EGTB_THREADS ?= 2
 .PHONY: egtb
 egtb: build ## Build the tablebases with up to EGTB_PIECES (5) pieces into EGTB_DIR (resumes), then verify them
 	./$(BIN) egtb build --pieces $(EGTB_PIECES) --threads $(EGTB_THREADS) --out $(EGTB_DIR)
-	./$(BIN) egtb verify --quiet $(EGTB_DIR)
+	./$(BIN) egtb verify --quiet --threads $(EGTB_THREADS) $(EGTB_DIR)
 
 EGTB_PLAY_DIR ?= egtb4
 

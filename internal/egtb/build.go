@@ -197,7 +197,7 @@ func loadPair(dir string, pr [2]Material, wc engine.WinCondition, limit int) ([2
 		if i == 1 && pr[1] == pr[0] {
 			break
 		}
-		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit})
+		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit, false})
 		if err != nil {
 			return ts, false
 		}
@@ -268,25 +268,29 @@ func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Materi
 	}
 	var out [2]*Table
 	for s := 0; s < pb.n; s++ {
-		b := make([]byte, (len(pb.vals[s])+3)/4)
-		for i, v := range pb.vals[s] {
+		v := as[s] // the rule's codes, merged in place with the rule-off values
+		for i, x := range pb.vals[s] {
 			var w uint8
 			switch {
-			case v == brokenCode:
+			case x == brokenCode:
 				w = wdlBroken
-			case v == 0 || v == drawFinal:
-			case v&lossFlag != 0:
+			case x == 0 || x == drawFinal:
+			case x&lossFlag != 0:
 				w = wdlLoss
 			default:
 				w = wdlWin
 			}
-			b[i>>2] |= w << (2 * (i & 3))
+			c, ok := merge(v[i], w)
+			if !ok {
+				return out, fmt.Errorf("egtb: %v: entry %d: %s with the rule but %s without it", pr[s], i, codeText(v[i]), wdlText(w))
+			}
+			v[i] = c
 		}
-		st, err := computeStats(as[s], b)
+		st, err := computeStats(v, limit)
 		if err != nil {
 			return out, fmt.Errorf("egtb: %v: %v", pr[s], err)
 		}
-		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, a: as[s], b: b}
+		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, v: v}
 		pb.vals[s], pb.open[s] = nil, nil
 	}
 	return out, nil
@@ -460,7 +464,7 @@ func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
 			w := t.wdl(ci)
 			cwin, closs = w == wdlWin, w == wdlLoss
 		} else {
-			c := t.a[ci]
+			c := t.code(ci)
 			cwin, closs = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
 		}
 		switch {

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/damone-rules/damone/internal/egtb"
 )
@@ -60,12 +63,12 @@ const victim = "MDvP.pieces.dmtb"
 func TestDamagedFilesAreRefused(t *testing.T) {
 	ref := builtSet(t, 3, 80)
 	size := fileSize(t, filepath.Join(ref, victim))
-	for _, at := range []int64{0, 9, 10, 12, 15, 24, 40, 90, 150, 230, 256, 257, size / 2, size - 1} {
+	for _, at := range []int64{0, 9, 10, 12, 15, 20, 21, 24, 40, 84, 90, 150, 190, 230, 256, 257, 270, size / 2, size - 1} {
 		dir := copySet(t, ref)
 		flipByte(t, filepath.Join(dir, victim), at)
 		wantFileError(t, dir, victim, "byte "+itoa(at)+" flipped")
 	}
-	for _, n := range []int64{0, 100, 256, size - 1} {
+	for _, n := range []int64{0, 100, 256, 270, size - 1} {
 		dir := copySet(t, ref)
 		if err := os.Truncate(filepath.Join(dir, victim), n); err != nil {
 			t.Fatal(err)
@@ -115,19 +118,15 @@ func TestDamagedFilesAreRefused(t *testing.T) {
 func TestWrongValuesWithGoodChecksums(t *testing.T) {
 	ref := builtSet(t, 3, 80)
 	dir := copySet(t, ref)
-	path := filepath.Join(dir, victim)
-	data, _ := os.ReadFile(path)
-	i := firstCode(t, data, func(c byte) bool { return c >= 1 && c <= 80 })
-	data[i] = 100 // no such code at limit 80
-	reseal(t, dir, victim, data)
+	reseal(t, dir, victim, func(v []byte) {
+		v[firstCode(t, v, func(c byte) bool { return c >= 1 && c <= 80 })] = 100 // no such code at limit 80
+	})
 	wantFileError(t, dir, victim, "invalid code with good checksums")
 
 	dir = copySet(t, ref)
-	path = filepath.Join(dir, victim)
-	data, _ = os.ReadFile(path)
-	i = firstCode(t, data, func(c byte) bool { return c >= 2 && c <= 80 })
-	data[i]-- // a win, one ply too short
-	reseal(t, dir, victim, data)
+	reseal(t, dir, victim, func(v []byte) {
+		v[firstCode(t, v, func(c byte) bool { return c >= 2 && c <= 80 })]-- // a win, one ply too short
+	})
 	if _, err := egtb.Open(dir); err != nil {
 		t.Fatalf("resealed file refused on open (%v); the test wants it to reach Verify", err)
 	}
@@ -138,11 +137,76 @@ func TestWrongValuesWithGoodChecksums(t *testing.T) {
 	if rep.Errors == 0 || !strings.Contains(strings.Join(rep.First, "\n"), victim) {
 		t.Errorf("Verify missed a wrong DTC: %d errors %v", rep.Errors, rep.First)
 	}
+	rep2, err := egtb.VerifyThreads(dir, 10, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep, rep2) {
+		t.Errorf("Verify with 2 threads: %+v, with 1: %+v", rep2, rep)
+	}
 }
 
-func firstCode(t *testing.T, data []byte, ok func(byte) bool) int {
-	for i := 256; i < len(data); i++ {
-		if ok(data[i]) {
+// TestForgedBlocksAreRefused: blocks whose checksums were made to match
+// but which decompress to too much, too little or the wrong values, and a
+// file of another format version, are each refused, naming the file.
+func TestForgedBlocksAreRefused(t *testing.T) {
+	ref := builtSet(t, 3, 80)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, edit := range map[string]func([][]byte) [][]byte{
+		// 2^16 entries per block (format.go): a frame of twice that.
+		"a block that decompresses to more than a block": func(f [][]byte) [][]byte {
+			f[0] = enc.EncodeAll(make([]byte, 2<<16), nil)
+			return f
+		},
+		"a block that decompresses to fewer entries": func(f [][]byte) [][]byte {
+			f[0] = enc.EncodeAll(make([]byte, 10), nil)
+			return f
+		},
+		"a block of the right size with other values": func(f [][]byte) [][]byte {
+			n := fileEntries(t, filepath.Join(ref, victim))
+			f[0] = enc.EncodeAll(make([]byte, min(n, 1<<16)), nil) // every entry a draw
+			return f
+		},
+		"a block that is not zstd":  func(f [][]byte) [][]byte { f[0] = []byte("not a zstd frame"); return f },
+		"a block missing":           func(f [][]byte) [][]byte { return f[:len(f)-1] },
+		"an empty block list":       func(f [][]byte) [][]byte { return nil },
+		"a frame with a bad offset": func(f [][]byte) [][]byte { f[0] = append(f[0], 0); return f },
+	} {
+		dir := copySet(t, ref)
+		path := filepath.Join(dir, victim)
+		if err := egtb.ResealBlocksForTest(path, edit); err != nil {
+			t.Fatal(err)
+		}
+		fixManifest(t, dir, victim)
+		wantFileError(t, dir, victim, what)
+	}
+	dir := copySet(t, ref)
+	path := filepath.Join(dir, victim)
+	if err := egtb.ResealHeaderForTest(path, func(h []byte) { h[8], h[9] = 1, 0 }); err != nil {
+		t.Fatal(err)
+	}
+	fixManifest(t, dir, victim)
+	wantFileError(t, dir, victim, "format version 1")
+	if _, err := egtb.Open(dir); err == nil || !strings.Contains(err.Error(), "format version 1") {
+		t.Errorf("a version 1 file: Open gave %v, want it to name the version", err)
+	}
+}
+
+// fileEntries reads a file's entry count (header offset 24).
+func fileEntries(t *testing.T, path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(leU64(data[24:]))
+}
+
+func firstCode(t *testing.T, v []byte, ok func(byte) bool) int {
+	for i, c := range v {
+		if ok(c) {
 			return i
 		}
 	}
@@ -150,17 +214,13 @@ func firstCode(t *testing.T, data []byte, ok func(byte) bool) int {
 	return 0
 }
 
-// reseal rewrites a file's section A checksum and header checksum, its
-// statistics are left alone unless the change keeps them (the format is
-// documented in format.go), and its manifest entry.
-func reseal(t *testing.T, dir, file string, data []byte) {
+// reseal rewrites a file's values with edit, every checksum made to match
+// (its statistics are left alone), and its manifest entry.
+func reseal(t *testing.T, dir, file string, edit func([]byte)) {
 	t.Helper()
-	n := int(leU64(data[24:]))
-	a := sha256.Sum256(data[256 : 256+n])
-	copy(data[88+16:], a[:])
-	h := sha256.Sum256(data[:224])
-	copy(data[224:], h[:])
-	os.WriteFile(filepath.Join(dir, file), data, 0o644)
+	if err := egtb.ResealValuesForTest(filepath.Join(dir, file), edit); err != nil {
+		t.Fatal(err)
+	}
 	fixManifest(t, dir, file)
 }
 

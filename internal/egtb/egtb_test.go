@@ -359,24 +359,103 @@ func BenchmarkProbe(b *testing.B) {
 	if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2}); err != nil {
 		b.Fatal(err)
 	}
+	benchProbe(b, dir, 3)
+}
+
+// benchSet is a prebuilt set for the benchmarks that need more pieces
+// than a benchmark should build (docs/BENCHMARKS.md, Endgame tablebases).
+func benchSet(b *testing.B, pieces int) string {
+	dir := os.Getenv("EGTB_BENCH_DIR")
+	if dir == "" {
+		b.Skipf("set EGTB_BENCH_DIR to a built set with at least %d pieces", pieces)
+	}
+	m, err := egtb.ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if m.Pieces < pieces {
+		b.Fatalf("%s holds up to %d pieces, the benchmark wants %d", dir, m.Pieces, pieces)
+	}
+	return dir
+}
+
+// BenchmarkProbe4 probes sampled 4-piece positions of a set held in
+// memory (EGTB_BENCH_DIR).
+func BenchmarkProbe4(b *testing.B) { benchProbe(b, benchSet(b, 4), 4) }
+
+// BenchmarkOpen4 opens (reads, decompresses and checks) a set of at least
+// 4 pieces (EGTB_BENCH_DIR) and reports its entries per second.
+func BenchmarkOpen4(b *testing.B) {
+	dir := benchSet(b, 4)
+	var entries uint64
+	for i := 0; i < b.N; i++ {
+		set, err := egtb.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		entries = 0
+		for _, e := range set.Manifest.Tables {
+			entries += e.Entries
+		}
+	}
+	if entries == 0 {
+		b.Fatal("nothing opened")
+	}
+	b.ReportMetric(float64(entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// BenchmarkProbeLazy probes sampled 3-piece positions of tables left
+// compressed (LazyPieces), with every block cached, and with a one-block
+// cache, so nearly every probe decompresses its block.
+func BenchmarkProbeLazy(b *testing.B) {
+	dir := b.TempDir()
+	if err := egtb.Build(dir, egtb.Options{Pieces: 3, Threads: 2}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		blocks int
+	}{{"cached", 1024}, {"decompressing", 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			restore := egtb.SetLazyForTest(2, c.blocks)
+			defer restore()
+			benchProbe(b, dir, 3)
+		})
+	}
+}
+
+func benchProbe(b *testing.B, dir string, pieces int) {
 	set, err := egtb.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var ps []engine.Position
-	for len(ps) < 1024 {
-		p := randomPosition(rng, 3, false)
+	for len(ps) < 4096 {
+		p := randomPosition(rng, pieces, false)
 		ep, err := engine.ParsePosition(p.text(0))
 		if err != nil {
 			b.Fatal(err)
 		}
 		ps = append(ps, ep)
 	}
+	decided := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := set.Probe(&ps[i%len(ps)], engine.CaptureAllPieces); err != nil {
+		v, err := set.Probe(&ps[i%len(ps)], engine.CaptureAllPieces)
+		if err != nil {
 			b.Fatal(err)
 		}
+		decided += btoi(v.Rule != 0)
 	}
+	if b.N >= len(ps) && decided == 0 {
+		b.Fatal("no probe found a win or a loss: the benchmark probes nothing real")
+	}
+}
+
+func btoi(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
 }

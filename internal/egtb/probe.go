@@ -20,18 +20,25 @@ type Set struct {
 
 // Open reads a set: its manifest, then every file it lists, each checked
 // completely (size, header, rules, checksums against the file and the
-// manifest, entry codes, statistics) before it is used. Any failure is an
-// error naming the file.
+// manifest, entry codes, statistics) before it is used. Tables of
+// LazyPieces or more pieces stay compressed in memory: all but their
+// entry codes are checked now, and a block's codes when a probe first
+// reads it (Probe then errs on a bad one; Verify checks everything). Any
+// failure is an error naming the file.
 func Open(dir string) (*Set, error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
 	s := &Set{Dir: dir, Manifest: man, tables: map[engine.WinCondition]map[Material]*Table{}}
+	cache := newBlockCache()
 	for _, e := range man.Tables {
-		t, err := openEntry(dir, man, e)
+		t, err := openEntry(dir, man, e, lazyFrom)
 		if err != nil {
 			return nil, err
+		}
+		if t.lazy != nil {
+			t.lazy.cache = cache
 		}
 		if s.tables[t.Win] == nil {
 			s.tables[t.Win] = map[Material]*Table{}
@@ -41,7 +48,12 @@ func Open(dir string) (*Set, error) {
 	return s, nil
 }
 
-func openEntry(dir string, man *Manifest, e ManifestEntry) (*Table, error) {
+// lazyFrom is LazyPieces but for tests.
+var lazyFrom = LazyPieces
+
+// openEntry reads and checks one file of a set; a table of lazyPieces or
+// more pieces (0: none) stays compressed (lazy.go).
+func openEntry(dir string, man *Manifest, e ManifestEntry, lazyPieces int) (*Table, error) {
 	path := filepath.Join(dir, e.File)
 	wc, err := parseWinCondition(e.WinCondition)
 	if err != nil {
@@ -62,7 +74,7 @@ func openEntry(dir string, man *Manifest, e ManifestEntry) (*Table, error) {
 	if hex.EncodeToString(sum[:]) != e.SHA256 {
 		return nil, &FileError{path, "SHA-256 differs from the manifest's (corrupt or replaced file)"}
 	}
-	t, err := decodeTable(path, data, expect{m, wc, man.Limit})
+	t, err := decodeTable(path, data, expect{m, wc, man.Limit, lazyPieces > 0 && m.Pieces() >= lazyPieces})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +141,16 @@ func (s *Set) Probe(p *engine.Position, wc engine.WinCondition) (Value, error) {
 		return Value{}, fmt.Errorf("%w: no table for %v", ErrNotInTables, m)
 	}
 	i := index(&b, &m)
-	c, w := t.a[i], t.wdl(i)
+	var x uint8
+	if t.v != nil {
+		x = t.v[i]
+	} else {
+		var err error
+		if x, err = t.lazyValue(i); err != nil {
+			return Value{}, err
+		}
+	}
+	c, w := ruleCode(x), wdlOf(x)
 	v := Value{}
 	switch {
 	case c == codeBroken || w == wdlBroken:

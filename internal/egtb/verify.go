@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/damone-rules/damone/internal/engine"
 )
@@ -33,6 +34,13 @@ func (r *VerifyReport) add(limit int, format string, args ...any) {
 // It keeps the first maxErrors messages. progress, if set, gets a line per
 // table.
 func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error) {
+	return VerifyThreads(dir, maxErrors, 1, progress)
+}
+
+// VerifyThreads is Verify checking up to threads tables at once; the
+// report is the same for any number of threads (errors in manifest
+// order).
+func VerifyThreads(dir string, maxErrors, threads int, progress io.Writer) (*VerifyReport, error) {
 	rep := &VerifyReport{}
 	man, err := ReadManifest(dir)
 	if err != nil {
@@ -40,7 +48,7 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 	}
 	set := &Set{Dir: dir, Manifest: man, tables: map[engine.WinCondition]map[Material]*Table{}}
 	for _, e := range man.Tables {
-		t, err := openEntry(dir, man, e)
+		t, err := openEntry(dir, man, e, 0)
 		if err != nil {
 			rep.add(maxErrors, "%v", err)
 			continue
@@ -53,45 +61,78 @@ func Verify(dir string, maxErrors int, progress io.Writer) (*VerifyReport, error
 	if rep.Errors > 0 {
 		return rep, nil // the fixed point needs every table
 	}
-	moves := make([]engine.Move, 0, 128)
-	for _, e := range man.Tables {
-		wc, _ := parseWinCondition(e.WinCondition)
-		m, _ := ParseMaterial(e.Material)
-		t := set.tables[wc][m]
-		name := filepath.Join(dir, e.File)
-		rep.Tables++
-		for i := uint64(0); i < t.Entries(); i++ {
-			b := unindex(i, &m)
-			if b.broken() {
-				if t.a[i] != codeBroken || t.wdl(i) != wdlBroken {
-					rep.add(maxErrors, "%s: entry %d: unreachable position not marked broken", name, i)
+	threads = max(threads, 1)
+	reps := make([]VerifyReport, len(man.Tables))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < min(threads, len(man.Tables)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			moves := make([]engine.Move, 0, 128)
+			for j := range next {
+				e := man.Tables[j]
+				verifyTable(set, dir, e, maxErrors, &reps[j], moves)
+				if progress != nil {
+					mu.Lock()
+					fmt.Fprintf(progress, "egtb verify: %s: %d entries checked, %d errors\n", e.File, e.Entries, reps[j].Errors)
+					mu.Unlock()
 				}
-				continue
 			}
-			rep.Positions++
-			wantA, wantB, err := recompute(set, wc, &b, moves)
-			if err != nil {
-				rep.add(maxErrors, "%s: entry %d: %v", name, i, err)
-				continue
+		}()
+	}
+	for j := range man.Tables {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for j := range reps {
+		rep.Tables++
+		rep.Positions += reps[j].Positions
+		rep.Errors += reps[j].Errors
+		for _, msg := range reps[j].First {
+			if len(rep.First) < maxErrors {
+				rep.First = append(rep.First, msg)
 			}
-			p := b.position(0)
-			if got := t.a[i]; got != wantA {
-				rep.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule at %d)", name, i, p.String(), codeText(got), codeText(wantA), t.Limit)
-			}
-			if got := t.wdl(i); got != wantB {
-				rep.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule off)", name, i, p.String(), wdlText(got), wdlText(wantB))
-			}
-			mb := b.mirror()
-			mi := index(&mb, &m)
-			if t.a[mi] != t.a[i] || t.wdl(mi) != t.wdl(i) {
-				rep.add(maxErrors, "%s: entry %d (%v) differs from its mirror, entry %d", name, i, p.String(), mi)
-			}
-		}
-		if progress != nil {
-			fmt.Fprintf(progress, "egtb verify: %s: %d entries checked, %d errors so far\n", e.File, t.Entries(), rep.Errors)
 		}
 	}
 	return rep, nil
+}
+
+// verifyTable checks every entry of one table into r.
+func verifyTable(set *Set, dir string, e ManifestEntry, maxErrors int, r *VerifyReport, moves []engine.Move) {
+	wc, _ := parseWinCondition(e.WinCondition)
+	m, _ := ParseMaterial(e.Material)
+	t := set.tables[wc][m]
+	name := filepath.Join(dir, e.File)
+	for i := uint64(0); i < t.Entries(); i++ {
+		b := unindex(i, &m)
+		if b.broken() {
+			if t.code(i) != codeBroken || t.wdl(i) != wdlBroken {
+				r.add(maxErrors, "%s: entry %d: unreachable position not marked broken", name, i)
+			}
+			continue
+		}
+		r.Positions++
+		wantA, wantB, err := recompute(set, wc, &b, moves)
+		if err != nil {
+			r.add(maxErrors, "%s: entry %d: %v", name, i, err)
+			continue
+		}
+		p := b.position(0)
+		if got := t.code(i); got != wantA {
+			r.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule at %d)", name, i, p.String(), codeText(got), codeText(wantA), t.Limit)
+		}
+		if got := t.wdl(i); got != wantB {
+			r.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule off)", name, i, p.String(), wdlText(got), wdlText(wantB))
+		}
+		mb := b.mirror()
+		mi := index(&mb, &m)
+		if t.v[mi] != t.v[i] || t.wdl(mi) != t.wdl(i) {
+			r.add(maxErrors, "%s: entry %d (%v) differs from its mirror, entry %d", name, i, p.String(), mi)
+		}
+	}
 }
 
 // recompute values b from its moves and the stored values of its
@@ -120,7 +161,7 @@ func recompute(set *Set, wc engine.WinCondition, b *board, buf []engine.Move) (u
 		}
 		ci := index(&cb, &cm)
 		conv := cm != m.Swap()
-		c, w := t.a[ci], t.wdl(ci)
+		c, w := t.code(ci), t.wdl(ci)
 		step := 1
 		switch {
 		case c == codeBroken || w == wdlBroken:

@@ -1,0 +1,96 @@
+package egtb_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/damone-rules/damone/internal/egtb"
+	"github.com/damone-rules/damone/internal/engine"
+)
+
+// ownMaterial names p's material as the file names do, the side to move
+// first (the independent generator's pieces, ranks M D P).
+func ownMaterial(p *opos) string {
+	var s [2]string
+	for _, rank := range []int{oDamone, oDama, oPedine} {
+		for f := 0; f < 8; f++ {
+			for r := 0; r < 8; r++ {
+				if v := p.cell[f][r]; v != 0 && int(v-1)%3 == rank {
+					side := btoi(int(v-1)/3 != p.stm)
+					s[side] += string("PDM"[rank])
+				}
+			}
+		}
+	}
+	return s[0] + "v" + s[1]
+}
+
+// TestLazyTablesAnswerAlike: a set whose tables stay compressed (every
+// one here, with a cache of two blocks, so blocks are evicted and
+// decompressed again) answers every probe as the set held whole.
+func TestLazyTablesAnswerAlike(t *testing.T) {
+	dir := builtSet(t, 3, 80)
+	whole, err := egtb.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := egtb.SetLazyForTest(2, 2)
+	lazy, err := egtb.Open(dir)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 3000; i++ {
+		wc := []engine.WinCondition{engine.CaptureAllPieces, engine.CaptureAllDamones}[i%2]
+		p := randomPosition(rng, 2+i%2, wc == engine.CaptureAllDamones)
+		if a, b := probe(t, whole, &p, wc), probe(t, lazy, &p, wc); a != b {
+			t.Fatalf("%s (%v): whole %+v, lazy %+v", p.text(0), wc, a, b)
+		}
+	}
+}
+
+// TestLazyForgedBlockIsAnError: a file forged with an invalid code and
+// matching checksums opens lazily (its codes are not read yet), but every
+// probe of its table is an error naming the file, never an answer; the
+// other tables still answer.
+func TestLazyForgedBlockIsAnError(t *testing.T) {
+	dir := copySet(t, builtSet(t, 3, 80))
+	reseal(t, dir, victim, func(v []byte) {
+		v[firstCode(t, v, func(c byte) bool { return c >= 1 && c <= 80 })] = 100
+	})
+	restore := egtb.SetLazyForTest(3, 16)
+	set, err := egtb.Open(dir)
+	restore()
+	if err != nil {
+		t.Fatalf("lazy open: %v (the forged codes are in a block not read yet)", err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	hit, others := 0, 0
+	for i := 0; i < 4000 && hit < 20; i++ {
+		p := randomPosition(rng, 3, false)
+		ep, err := engine.ParsePosition(p.text(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = set.Probe(&ep, engine.CaptureAllPieces)
+		if ownMaterial(&p)+".pieces.dmtb" != victim {
+			if err != nil {
+				t.Fatalf("%s: %v", p.text(0), err)
+			}
+			others++
+			continue
+		}
+		hit++
+		var fe *egtb.FileError
+		if !errors.As(err, &fe) || filepath.Base(fe.Path) != victim || !strings.Contains(err.Error(), "invalid code") {
+			t.Errorf("%s in the forged table: Probe gave %v, want an error naming %s", p.text(0), err, victim)
+		}
+	}
+	if hit == 0 || others == 0 {
+		t.Fatalf("sampled %d positions of %s and %d of other tables; want some of each", hit, victim, others)
+	}
+}
