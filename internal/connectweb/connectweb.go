@@ -23,6 +23,7 @@ import (
 	"connectrpc.com/vanguard/vanguardgrpc"
 	"github.com/rs/cors"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -47,6 +48,11 @@ type Options struct {
 	// CORSHeaders are request headers beyond the protocols' own that a
 	// page of another origin may send (e.g. Authorization).
 	CORSHeaders []string
+	// DecodeError makes the error for a JSON request body that does not
+	// decode as the method's request message (err is protojson's): a gRPC
+	// status error, INVALID_ARGUMENT naming the field. Nil: one naming
+	// the body.
+	DecodeError func(body []byte, err error) error
 }
 
 // New returns the handler for every service registered on srv (so srv
@@ -61,7 +67,26 @@ func New(srv *grpc.Server, opts Options) (*Handler, error) {
 	if opts.MaxMessageBytes > 0 {
 		svcOpts = append(svcOpts, vanguard.WithMaxMessageBufferBytes(uint32(opts.MaxMessageBytes)))
 	}
-	t, err := vanguardgrpc.NewTranscoder(srv, vanguard.WithDefaultServiceOptions(svcOpts...))
+	decodeError := opts.DecodeError
+	if decodeError == nil {
+		decodeError = func(_ []byte, err error) error {
+			return status.Error(codes.InvalidArgument, "body: the request does not decode as this method's request message: "+err.Error())
+		}
+	}
+	t, err := vanguardgrpc.NewTranscoder(srv, vanguard.WithDefaultServiceOptions(svcOpts...),
+		// vanguard reports a JSON request it cannot decode as unknown (500),
+		// though the fault is the client's.
+		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec {
+			return jsonCodec{JSONCodec: vanguard.NewJSONCodec(res), decodeError: decodeError}
+		}),
+		// Unknown methods of our services: Connect's error, not a text 404.
+		vanguard.WithUnknownHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !h.errors.IsSupported(r) {
+				http.NotFound(w, r)
+				return
+			}
+			h.WriteError(w, r, status.Errorf(codes.Unimplemented, "unknown method %s (see docs/api.md for the services)", r.URL.Path))
+		})))
 	if err != nil {
 		return nil, fmt.Errorf("connectweb: %w", err)
 	}
@@ -88,11 +113,24 @@ func (h *Handler) Handles(r *http.Request) bool {
 	return slices.ContainsFunc(h.prefixes, func(p string) bool { return strings.HasPrefix(r.URL.Path, p) })
 }
 
-// WriteError answers r, refused before it reached the transcoder, with err
-// (a gRPC status error: code, message and details such as ErrorInfo and
-// BadRequest) in the protocol r speaks: Connect's JSON error body (unary),
-// its end-of-stream message (streams), or gRPC-Web's trailers.
-func (h *Handler) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+// jsonCodec is vanguard's JSON codec whose decode errors are the client's
+// fault (INVALID_ARGUMENT). Only requests are decoded with it: the gRPC
+// server's responses are protobuf.
+type jsonCodec struct {
+	*vanguard.JSONCodec
+	decodeError func(body []byte, err error) error
+}
+
+func (c jsonCodec) Unmarshal(data []byte, msg proto.Message) error {
+	if err := c.JSONCodec.Unmarshal(data, msg); err != nil {
+		return toConnect(c.decodeError(data, err))
+	}
+	return nil
+}
+
+// toConnect is err, a gRPC status error, as a Connect error with the same
+// code, message and details.
+func toConnect(err error) *connect.Error {
 	st := status.Convert(err)
 	ce := connect.NewError(connect.Code(st.Code()), fmt.Errorf("%s", st.Message()))
 	for _, d := range st.Details() {
@@ -102,5 +140,13 @@ func (h *Handler) WriteError(w http.ResponseWriter, r *http.Request, err error) 
 			}
 		}
 	}
-	h.errors.Write(w, r, ce)
+	return ce
+}
+
+// WriteError answers r, refused before it reached the transcoder, with err
+// (a gRPC status error: code, message and details such as ErrorInfo and
+// BadRequest) in the protocol r speaks: Connect's JSON error body (unary),
+// its end-of-stream message (streams), or gRPC-Web's trailers.
+func (h *Handler) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	h.errors.Write(w, r, toConnect(err))
 }

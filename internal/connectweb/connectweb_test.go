@@ -147,3 +147,62 @@ func TestCORS(t *testing.T) {
 		t.Errorf("origin not listed: Access-Control-Allow-Origin %q", got)
 	}
 }
+
+// connectJSON posts body to path as a Connect unary JSON call and returns
+// the HTTP status and the decoded Connect error body.
+func connectJSON(t *testing.T, h http.Handler, path, body string) (int, map[string]any) {
+	t.Helper()
+	r := httptest.NewRequest("POST", path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var got map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatalf("%s: body %q is not a Connect JSON error: %v", path, w.Body.String(), err)
+	}
+	return w.Code, got
+}
+
+// TestUndecodableJSONIsInvalidArgument: a Connect JSON request that does
+// not decode as the method's request (a string where the message has a
+// number... here a number where the string field service is) is the
+// client's fault: invalid_argument (HTTP 400) naming the field, not
+// unknown (500); a syntax error names the body.
+func TestUndecodableJSONIsInvalidArgument(t *testing.T) {
+	h := newHandler(t, Options{DecodeError: func(body []byte, err error) error {
+		field := "body"
+		if strings.Contains(err.Error(), "service") {
+			field = "service"
+		}
+		return status.Error(codes.InvalidArgument, field+": "+err.Error())
+	}})
+	for body, field := range map[string]string{`{"service": 5}`: "service", `{`: "body"} {
+		code, got := connectJSON(t, h, "/grpc.health.v1.Health/Check", body)
+		if code != http.StatusBadRequest || got["code"] != "invalid_argument" {
+			t.Errorf("%s: HTTP %d, %v; want 400, invalid_argument", body, code, got)
+		}
+		if msg, _ := got["message"].(string); !strings.HasPrefix(msg, field+": ") {
+			t.Errorf("%s: message %q does not name %s", body, msg, field)
+		}
+	}
+	// Without the hook, still invalid_argument, naming the body.
+	code, got := connectJSON(t, newHandler(t, Options{}), "/grpc.health.v1.Health/Check", `{"service": 5}`)
+	if msg, _ := got["message"].(string); code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "body: ") {
+		t.Errorf("no hook: HTTP %d, %v; want 400, invalid_argument, body: ...", code, got)
+	}
+}
+
+// TestUnknownMethod: a Connect call of a method the service does not have
+// gets Connect's error for it (unimplemented; the Connect protocol's HTTP
+// status for that code is 501) naming the method, not a bare text "Not
+// Found".
+func TestUnknownMethod(t *testing.T) {
+	code, got := connectJSON(t, newHandler(t, Options{}), "/grpc.health.v1.Health/Nope", `{}`)
+	if code != http.StatusNotImplemented || got["code"] != "unimplemented" {
+		t.Errorf("HTTP %d, %v; want 501, unimplemented", code, got)
+	}
+	if msg, _ := got["message"].(string); !strings.Contains(msg, "/grpc.health.v1.Health/Nope") {
+		t.Errorf("message %q does not name the method", msg)
+	}
+}
