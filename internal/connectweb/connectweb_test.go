@@ -1,6 +1,8 @@
 package connectweb
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -14,6 +16,7 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	_ "google.golang.org/grpc/encoding/gzip" // the server side of a gzip call, as in the real server
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -204,5 +207,58 @@ func TestUnknownMethod(t *testing.T) {
 	}
 	if msg, _ := got["message"].(string); !strings.Contains(msg, "/grpc.health.v1.Health/Nope") {
 		t.Errorf("message %q does not name the method", msg)
+	}
+}
+
+// gzipConnect posts a gzip-encoded Connect JSON body (raw as given) to the
+// health check.
+func gzipConnect(t *testing.T, h http.Handler, body []byte) (int, map[string]any) {
+	t.Helper()
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Content-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var got map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatalf("body %q is not a Connect JSON error: %v", w.Body.String(), err)
+	}
+	return w.Code, got
+}
+
+// TestGzipBounded: a gzip request is refused once it decompresses beyond
+// MaxRequestBytes, with TooLarge (here 1 MiB of JSON from about a KiB on
+// the wire, over a limit of 64 KiB), and gzip that is not gzip is the
+// client's fault: invalid_argument, not unknown (500).
+func TestGzipBounded(t *testing.T) {
+	tooLarge := status.Error(codes.ResourceExhausted, "too large once decompressed")
+	h := newHandler(t, Options{MaxRequestBytes: 64 << 10, TooLarge: tooLarge})
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(`{"service":"` + strings.Repeat("x", 1<<20) + `"}`))
+	zw.Close()
+	code, got := gzipConnect(t, h, z.Bytes())
+	if code != http.StatusTooManyRequests || got["code"] != "resource_exhausted" || got["message"] != "too large once decompressed" {
+		t.Errorf("a 1 MiB request in %d bytes of gzip: HTTP %d, %v; want 429, resource_exhausted, TooLarge", z.Len(), code, got)
+	}
+	code, got = gzipConnect(t, h, []byte("not gzip"))
+	if msg, _ := got["message"].(string); code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "body: ") {
+		t.Errorf("bad gzip: HTTP %d, %v; want 400, invalid_argument, body: ...", code, got)
+	}
+	// Within the limit, served, an empty message (no bytes of protobuf)
+	// too.
+	z.Reset()
+	zw = gzip.NewWriter(&z)
+	zw.Write([]byte(`{"service":""}`))
+	zw.Close()
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", bytes.NewReader(z.Bytes()))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Content-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("a small gzip request: HTTP %d %s; want 200", w.Code, w.Body)
 	}
 }

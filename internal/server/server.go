@@ -309,7 +309,10 @@ func New(cfg Config) (*Server, error) {
 		DecodeError: func(body []byte, err error) error {
 			field := cmp.Or(jsonFieldAt(body, err.Error()), "body")
 			return invalidStatus(field, "the request does not decode as this method's request message: "+err.Error())
-		}})
+		},
+		MaxRequestBytes: cfg.MaxRequestBytes,
+		TooLarge: limitExceeded("request_bytes", cfg.MaxRequestBytes,
+			"the request is larger than the server's limit of %d bytes once decompressed (setting max-request-bytes)", cfg.MaxRequestBytes)})
 	if err != nil {
 		s.closeListeners()
 		conn.Close()
