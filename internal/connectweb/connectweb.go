@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -117,6 +118,27 @@ func New(srv *grpc.Server, opts Options) (*Handler, error) {
 		}).Handler(t)
 	}
 	return h, nil
+}
+
+// Timeouts as the protocols define them: Connect's, at most 10 digits of
+// milliseconds; gRPC's, at most 8 digits and a unit.
+var (
+	connectTimeout = regexp.MustCompile(`^[0-9]{1,10}$`)
+	grpcTimeout    = regexp.MustCompile(`^[0-9]{1,8}[HMSmun]$`)
+)
+
+// ServeHTTP refuses a malformed timeout header in the caller's protocol
+// (vanguard answers it in plain text), then serves r.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if v := r.Header.Values("Connect-Timeout-Ms"); len(v) > 0 && (len(v) > 1 || !connectTimeout.MatchString(v[0])) {
+		h.WriteError(w, r, status.Errorf(codes.InvalidArgument, "Connect-Timeout-Ms: want a whole number of milliseconds, at most 10 digits; got %q", strings.Join(v, ", ")))
+		return
+	}
+	if v := r.Header.Values("Grpc-Timeout"); len(v) > 0 && (len(v) > 1 || !grpcTimeout.MatchString(v[0])) {
+		h.WriteError(w, r, status.Errorf(codes.InvalidArgument, "grpc-timeout: want at most 8 digits and a unit (H, M, S, m, u, n); got %q", strings.Join(v, ", ")))
+		return
+	}
+	h.Handler.ServeHTTP(w, r)
 }
 
 // Prefixes returns the path prefixes the handler serves, one per service:

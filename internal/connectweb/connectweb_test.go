@@ -262,3 +262,43 @@ func TestGzipBounded(t *testing.T) {
 		t.Errorf("a small gzip request: HTTP %d %s; want 200", w.Code, w.Body)
 	}
 }
+
+// TestBadTimeoutHeader: a malformed Connect-Timeout-Ms or grpc-timeout is
+// refused in the caller's protocol as invalid_argument naming the header,
+// not with a plain-text 400 that Connect and gRPC-Web clients cannot read.
+func TestBadTimeoutHeader(t *testing.T) {
+	h := newHandler(t, Options{})
+	for _, v := range []string{"abc", "-5", "99999999999999999999", "1.5"} {
+		r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", strings.NewReader("{}"))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Connect-Protocol-Version", "1")
+		r.Header.Set("Connect-Timeout-Ms", v)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var got map[string]any
+		json.Unmarshal(w.Body.Bytes(), &got)
+		if msg, _ := got["message"].(string); w.Code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "Connect-Timeout-Ms: ") {
+			t.Errorf("Connect-Timeout-Ms %q: HTTP %d %q; want 400, invalid_argument, naming the header", v, w.Code, w.Body)
+		}
+	}
+	for _, v := range []string{"abc", "5x", "123456789S", "S"} {
+		r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", nil)
+		r.Header.Set("Content-Type", "application/grpc-web+proto")
+		r.Header.Set("Grpc-Timeout", v)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got := w.Header().Get("Grpc-Status"); got != "3" || !strings.HasPrefix(w.Header().Get("Grpc-Message"), "grpc-timeout: ") {
+			t.Errorf("grpc-timeout %q: HTTP %d, grpc-status %q, message %q; want 3 naming the header", v, w.Code, got, w.Header().Get("Grpc-Message"))
+		}
+	}
+	// Well-formed ones are served.
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", strings.NewReader("{}"))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Connect-Timeout-Ms", "5000")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("Connect-Timeout-Ms 5000: HTTP %d %s", w.Code, w.Body)
+	}
+}
