@@ -7,6 +7,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -398,5 +399,47 @@ func TestConnectWebTracing(t *testing.T) {
 			t.Fatalf("no server span of the Connect call within 10 s (%d spans)", len(spans))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConnectWebUndecodableJSON: a Connect JSON body that does not decode
+// as the method's request is the client's fault, refused as over REST:
+// invalid_argument (400), INVALID_REQUEST, the field named in the message
+// and the BadRequest (a syntax error before any field: the body). An
+// unknown method of a served service is unimplemented, named.
+func TestConnectWebUndecodableJSON(t *testing.T) {
+	s := svStart(t)
+	post := func(path, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodPost, s.url(path), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Connect-Protocol-Version", "1")
+		resp, err := cwHTTP1.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+			t.Fatalf("%s %s: not a Connect JSON error: %v", path, body, err)
+		}
+		return resp.StatusCode, got
+	}
+	for body, field := range map[string]string{
+		`{"depth": "abc"}`:          "depth",
+		`{"position": {"text": 5}}`: "position.text",
+		`{`:                         "body",
+	} {
+		code, got := post("/damone.v1.RulesService/Perft", body)
+		msg, _ := got["message"].(string)
+		if code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, field+": ") {
+			t.Errorf("%s: HTTP %d, %v; want 400, invalid_argument, %q", body, code, got, field+": ...")
+		}
+		if js, _ := json.Marshal(got["details"]); !strings.Contains(string(js), `"reason":"INVALID_REQUEST"`) || !strings.Contains(string(js), `"field":"`+field+`"`) {
+			t.Errorf("%s: details %s lack INVALID_REQUEST and the field %s", body, js, field)
+		}
+	}
+	code, got := post("/damone.v1.RulesService/Nope", `{}`)
+	if msg, _ := got["message"].(string); code != http.StatusNotImplemented || got["code"] != "unimplemented" || !strings.Contains(msg, "/damone.v1.RulesService/Nope") {
+		t.Errorf("unknown method: HTTP %d, %v; want 501, unimplemented, naming it", code, got)
 	}
 }

@@ -299,7 +299,15 @@ func parseOrigins(list string) ([]string, error) {
 			continue
 		}
 		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		// A "*" in a host would be the CORS library's subdomain wildcard,
+		// which the flag does not offer; a port is 1..65535, as written.
+		badPort := false
+		if err == nil && (u.Port() != "" || strings.HasSuffix(u.Host, ":")) {
+			n, perr := strconv.Atoi(u.Port())
+			badPort = perr != nil || n < 1 || n > 65535 || strconv.Itoa(n) != u.Port()
+		}
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || strings.Contains(u.Host, "*") || badPort ||
+			u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 			return nil, fmt.Errorf("origin %q: want scheme://host[:port] with scheme http or https, e.g. https://board.example.org, or *", o)
 		}
 		out = append(out, o)

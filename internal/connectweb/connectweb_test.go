@@ -1,6 +1,8 @@
 package connectweb
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -14,6 +16,7 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	_ "google.golang.org/grpc/encoding/gzip" // the server side of a gzip call, as in the real server
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -145,5 +148,157 @@ func TestCORS(t *testing.T) {
 	}
 	if got := preflight(h, "https://b.example").Get("Access-Control-Allow-Origin"); got != "" {
 		t.Errorf("origin not listed: Access-Control-Allow-Origin %q", got)
+	}
+}
+
+// connectJSON posts body to path as a Connect unary JSON call and returns
+// the HTTP status and the decoded Connect error body.
+func connectJSON(t *testing.T, h http.Handler, path, body string) (int, map[string]any) {
+	t.Helper()
+	r := httptest.NewRequest("POST", path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var got map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatalf("%s: body %q is not a Connect JSON error: %v", path, w.Body.String(), err)
+	}
+	return w.Code, got
+}
+
+// TestUndecodableJSONIsInvalidArgument: a Connect JSON request that does
+// not decode as the method's request (a string where the message has a
+// number... here a number where the string field service is) is the
+// client's fault: invalid_argument (HTTP 400) naming the field, not
+// unknown (500); a syntax error names the body.
+func TestUndecodableJSONIsInvalidArgument(t *testing.T) {
+	h := newHandler(t, Options{DecodeError: func(body []byte, err error) error {
+		field := "body"
+		if strings.Contains(err.Error(), "service") {
+			field = "service"
+		}
+		return status.Error(codes.InvalidArgument, field+": "+err.Error())
+	}})
+	for body, field := range map[string]string{`{"service": 5}`: "service", `{`: "body"} {
+		code, got := connectJSON(t, h, "/grpc.health.v1.Health/Check", body)
+		if code != http.StatusBadRequest || got["code"] != "invalid_argument" {
+			t.Errorf("%s: HTTP %d, %v; want 400, invalid_argument", body, code, got)
+		}
+		if msg, _ := got["message"].(string); !strings.HasPrefix(msg, field+": ") {
+			t.Errorf("%s: message %q does not name %s", body, msg, field)
+		}
+	}
+	// Without the hook, still invalid_argument, naming the body.
+	code, got := connectJSON(t, newHandler(t, Options{}), "/grpc.health.v1.Health/Check", `{"service": 5}`)
+	if msg, _ := got["message"].(string); code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "body: ") {
+		t.Errorf("no hook: HTTP %d, %v; want 400, invalid_argument, body: ...", code, got)
+	}
+}
+
+// TestUnknownMethod: a Connect call of a method the service does not have
+// gets Connect's error for it (unimplemented; the Connect protocol's HTTP
+// status for that code is 501) naming the method, not a bare text "Not
+// Found".
+func TestUnknownMethod(t *testing.T) {
+	code, got := connectJSON(t, newHandler(t, Options{}), "/grpc.health.v1.Health/Nope", `{}`)
+	if code != http.StatusNotImplemented || got["code"] != "unimplemented" {
+		t.Errorf("HTTP %d, %v; want 501, unimplemented", code, got)
+	}
+	if msg, _ := got["message"].(string); !strings.Contains(msg, "/grpc.health.v1.Health/Nope") {
+		t.Errorf("message %q does not name the method", msg)
+	}
+}
+
+// gzipConnect posts a gzip-encoded Connect JSON body (raw as given) to the
+// health check.
+func gzipConnect(t *testing.T, h http.Handler, body []byte) (int, map[string]any) {
+	t.Helper()
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Content-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var got map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatalf("body %q is not a Connect JSON error: %v", w.Body.String(), err)
+	}
+	return w.Code, got
+}
+
+// TestGzipBounded: a gzip request is refused once it decompresses beyond
+// MaxRequestBytes, with TooLarge (here 1 MiB of JSON from about a KiB on
+// the wire, over a limit of 64 KiB), and gzip that is not gzip is the
+// client's fault: invalid_argument, not unknown (500).
+func TestGzipBounded(t *testing.T) {
+	tooLarge := status.Error(codes.ResourceExhausted, "too large once decompressed")
+	h := newHandler(t, Options{MaxRequestBytes: 64 << 10, TooLarge: tooLarge})
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(`{"service":"` + strings.Repeat("x", 1<<20) + `"}`))
+	zw.Close()
+	code, got := gzipConnect(t, h, z.Bytes())
+	if code != http.StatusTooManyRequests || got["code"] != "resource_exhausted" || got["message"] != "too large once decompressed" {
+		t.Errorf("a 1 MiB request in %d bytes of gzip: HTTP %d, %v; want 429, resource_exhausted, TooLarge", z.Len(), code, got)
+	}
+	code, got = gzipConnect(t, h, []byte("not gzip"))
+	if msg, _ := got["message"].(string); code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "body: ") {
+		t.Errorf("bad gzip: HTTP %d, %v; want 400, invalid_argument, body: ...", code, got)
+	}
+	// Within the limit, served, an empty message (no bytes of protobuf)
+	// too.
+	z.Reset()
+	zw = gzip.NewWriter(&z)
+	zw.Write([]byte(`{"service":""}`))
+	zw.Close()
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", bytes.NewReader(z.Bytes()))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Content-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("a small gzip request: HTTP %d %s; want 200", w.Code, w.Body)
+	}
+}
+
+// TestBadTimeoutHeader: a malformed Connect-Timeout-Ms or grpc-timeout is
+// refused in the caller's protocol as invalid_argument naming the header,
+// not with a plain-text 400 that Connect and gRPC-Web clients cannot read.
+func TestBadTimeoutHeader(t *testing.T) {
+	h := newHandler(t, Options{})
+	for _, v := range []string{"abc", "-5", "99999999999999999999", "1.5"} {
+		r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", strings.NewReader("{}"))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Connect-Protocol-Version", "1")
+		r.Header.Set("Connect-Timeout-Ms", v)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var got map[string]any
+		json.Unmarshal(w.Body.Bytes(), &got)
+		if msg, _ := got["message"].(string); w.Code != http.StatusBadRequest || got["code"] != "invalid_argument" || !strings.HasPrefix(msg, "Connect-Timeout-Ms: ") {
+			t.Errorf("Connect-Timeout-Ms %q: HTTP %d %q; want 400, invalid_argument, naming the header", v, w.Code, w.Body)
+		}
+	}
+	for _, v := range []string{"abc", "5x", "123456789S", "S"} {
+		r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", nil)
+		r.Header.Set("Content-Type", "application/grpc-web+proto")
+		r.Header.Set("Grpc-Timeout", v)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got := w.Header().Get("Grpc-Status"); got != "3" || !strings.HasPrefix(w.Header().Get("Grpc-Message"), "grpc-timeout: ") {
+			t.Errorf("grpc-timeout %q: HTTP %d, grpc-status %q, message %q; want 3 naming the header", v, w.Code, got, w.Header().Get("Grpc-Message"))
+		}
+	}
+	// Well-formed ones are served.
+	r := httptest.NewRequest("POST", "/grpc.health.v1.Health/Check", strings.NewReader("{}"))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Connect-Protocol-Version", "1")
+	r.Header.Set("Connect-Timeout-Ms", "5000")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("Connect-Timeout-Ms 5000: HTTP %d %s", w.Code, w.Body)
 	}
 }

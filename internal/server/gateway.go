@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -235,6 +236,28 @@ func httpStatus(st *status.Status) int {
 // cannot parse.
 var queryField = regexp.MustCompile(`^parsing field "([a-z0-9_.]+)"`)
 
+// queryFieldPath is the whole path, in proto names, of r's query parameter
+// whose last segment is leaf (the gateway names only that, e.g.
+// "no_progress_limit" for variant.no_progress_limit), or leaf itself if no
+// one parameter is so named.
+func queryFieldPath(r *http.Request, leaf string) string {
+	found := ""
+	for key := range r.URL.Query() {
+		segs := strings.Split(key, ".")
+		for i, s := range segs {
+			segs[i] = snakeCase(s)
+		}
+		if segs[len(segs)-1] != leaf {
+			continue
+		}
+		if found != "" {
+			return leaf
+		}
+		found = strings.Join(segs, ".")
+	}
+	return cmp.Or(found, leaf)
+}
+
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	code := 0
 	var tooBig *http.MaxBytesError
@@ -250,7 +273,7 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshale
 		// error model's details like every other error.
 		field := "body"
 		if m := queryField.FindStringSubmatch(st.Message()); m != nil {
-			field = m[1]
+			field = queryFieldPath(r, m[1])
 		} else if b := readBody(ctx); b != nil {
 			if f := jsonFieldAt(b.Bytes(), st.Message()); f != "" {
 				field = bodyFieldPrefix(ctx) + f

@@ -305,7 +305,14 @@ func New(cfg Config) (*Server, error) {
 	// connection age (it would cut browser watches). Its requests pass the
 	// body guard too, which answers them in their own protocol.
 	rpc, err := connectweb.New(s.gatewayGRPC, connectweb.Options{MaxMessageBytes: gatewayMaxResponseBytes,
-		CORSOrigins: cfg.CORSOrigins, CORSHeaders: []string{"Authorization"}})
+		CORSOrigins: cfg.CORSOrigins, CORSHeaders: []string{"Authorization"},
+		DecodeError: func(body []byte, err error) error {
+			field := cmp.Or(jsonFieldAt(body, err.Error()), "body")
+			return invalidStatus(field, "the request does not decode as this method's request message: "+err.Error())
+		},
+		MaxRequestBytes: cfg.MaxRequestBytes,
+		TooLarge: limitExceeded("request_bytes", cfg.MaxRequestBytes,
+			"the request is larger than the server's limit of %d bytes once decompressed (setting max-request-bytes)", cfg.MaxRequestBytes)})
 	if err != nil {
 		s.closeListeners()
 		conn.Close()
