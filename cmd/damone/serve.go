@@ -252,6 +252,9 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		defer func() { stop(); ts.wait() }()
 		tables, collectors = ts.tables(), ts.metrics
 	}
+	if collectors == nil {
+		collectors = noTables().metrics
+	}
 	srv, err := server.New(server.Config{
 		GRPCAddr: *grpcAddr, HTTPAddr: *httpAddr, MetricsAddr: *metricsAddr, AdminBackup: *adminBackup, Web: *webPage, CORSOrigins: origins,
 		Tracing: traced, Pprof: *pprofOn,
