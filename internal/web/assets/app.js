@@ -314,7 +314,7 @@ class GamePage {
     if (engine) $("role").textContent = (this.side ? `You play ${SIDE_NAME[this.side]}; ` : "") +
       `the engine plays ${SIDE_NAME[engine.side]} (${engine.move_time ? seconds(engine.move_time) + " s a move" : "depth " + engine.depth}).`;
     if (this.myTurn()) this.loadLegal();
-    if (g.status === "GAME_STATUS_FINISHED") this.tablebase.hide();
+    if (g.status === "GAME_STATUS_FINISHED") this.tablebase.close();
     else this.tablebase.show(pos, g.variant);
     if (this.analysis && this.analysis.text !== pos.text) this.analyse();
   }

@@ -102,6 +102,15 @@ export class TablebasePanel {
     this.render(answer, counter, limit);
   }
 
+  // close hides the panel for good (the game is over): an answer still on
+  // its way for the last position shown is dropped, not rendered.
+  close() {
+    this.text = null;
+    this.stale = false;
+    clearTimeout(this.retry);
+    this.hide();
+  }
+
   hide() {
     this.root.hidden = true;
     this.root.querySelector(".tb-verdict").textContent = "";
