@@ -443,3 +443,39 @@ func TestConnectWebUndecodableJSON(t *testing.T) {
 		t.Errorf("unknown method: HTTP %d, %v; want 501, unimplemented, naming it", code, got)
 	}
 }
+
+// TestConnectWebWrongMethodAndService: through the server's HTTP port, a
+// Connect call of an unknown service of damone.v1 is unimplemented (501)
+// naming its path, not the REST gateway's 404 ROUTE_NOT_FOUND; one by PUT,
+// DELETE or GET is 405 with Allow: POST and Connect's error, unimplemented,
+// not plain text or a 415.
+func TestConnectWebWrongMethodAndService(t *testing.T) {
+	s := svStart(t)
+	call := func(method, path string) (int, string, map[string]any) {
+		req, _ := http.NewRequest(method, s.url(path), strings.NewReader("{}"))
+		if method != http.MethodGet {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Connect-Protocol-Version", "1")
+		}
+		resp, err := cwHTTP1.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+			t.Fatalf("%s %s: HTTP %d, not a Connect JSON error: %v", method, path, resp.StatusCode, err)
+		}
+		return resp.StatusCode, resp.Header.Get("Allow"), got
+	}
+	code, _, got := call(http.MethodPost, "/damone.v1.Nope/Nope")
+	if msg, _ := got["message"].(string); code != http.StatusNotImplemented || got["code"] != "unimplemented" || !strings.Contains(msg, "/damone.v1.Nope/Nope") {
+		t.Errorf("unknown service: HTTP %d, %v; want 501, unimplemented naming the path", code, got)
+	}
+	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodGet} {
+		code, allow, got := call(m, "/damone.v1.RulesService/Perft")
+		if msg, _ := got["message"].(string); code != http.StatusMethodNotAllowed || allow != "POST" || got["code"] != "unimplemented" || !strings.Contains(msg, m+" /damone.v1.RulesService/Perft") {
+			t.Errorf("%s: HTTP %d, Allow %q, %v; want 405, POST, unimplemented naming the method", m, code, allow, got)
+		}
+	}
+}

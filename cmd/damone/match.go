@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -65,6 +66,13 @@ Players (KIND[:KEY=VALUE,...]):
 		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
 	a := &matchArgs{asJSON: *asJSON, progress: *progress, egtbDir: *egtbDir}
+	if *egtbDir == "" {
+		adjSet := false
+		fs.Visit(func(f *flag.Flag) { adjSet = adjSet || f.Name == "egtb-adjudicate" })
+		if adjSet {
+			return nil, cli.Usagef("--egtb-adjudicate needs --egtb-dir (the tables to adjudicate by)")
+		}
+	}
 	a.cfg.TablebaseAdjudication = *adjudicate && *egtbDir != ""
 	var err error
 	if a.cfg.Player1, err = players.ParseSpec(*p1); err != nil {
@@ -125,7 +133,9 @@ func runMatch(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if a.egtbDir != "" {
 		set, err := egtb.Open(a.egtbDir)
 		if err != nil {
-			return fmt.Errorf("--egtb-dir: %w", err)
+			// A well-formed path to an unusable set is a failure (exit 1),
+			// as for damone serve and analyze, not a usage error.
+			return fmt.Errorf("--egtb-dir %s: %w", a.egtbDir, err)
 		}
 		a.cfg.Tables = set
 	}

@@ -18,9 +18,20 @@ func TestMatchEgtbFlags(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--player1: egtb=on needs --egtb-dir") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	_, errOut, code = runCLI(t, "", append(base, "--player1", "engine:nodes=500", "--egtb-dir", filepath.Join(t.TempDir(), "none"))...)
-	if code == 0 || !strings.Contains(errOut, "--egtb-dir: ") {
-		t.Fatalf("missing set: exit %d: %s", code, errOut)
+	// A path to no set is a runtime failure (exit 1), as with damone serve
+	// and analyze; the message names the flag, the directory and the fault.
+	none := filepath.Join(t.TempDir(), "none")
+	_, errOut, code = runCLI(t, "", append(base, "--player1", "engine:nodes=500", "--egtb-dir", none)...)
+	if code != 1 || !strings.Contains(errOut, "--egtb-dir "+none+": ") || !strings.Contains(errOut, "missing") {
+		t.Fatalf("missing set: exit %d: %s; want 1 naming --egtb-dir %s and what is missing", code, errOut, none)
+	}
+	// --egtb-adjudicate (either value) has nothing to act on without the
+	// tables: a usage error naming both flags, not silently ignored.
+	for _, v := range []string{"--egtb-adjudicate", "--egtb-adjudicate=false", "--egtb-adjudicate=true"} {
+		_, errOut, code = runCLI(t, "", append(base, "--player1", "engine:nodes=500", v)...)
+		if code != 2 || !strings.Contains(errOut, "--egtb-adjudicate") || !strings.Contains(errOut, "--egtb-dir") {
+			t.Errorf("%s without --egtb-dir: exit %d: %s; want 2 naming both flags", v, code, errOut)
+		}
 	}
 	dir := t.TempDir()
 	if err := egtb.Build(dir, egtb.Options{Pieces: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); err != nil {

@@ -232,13 +232,20 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 		logger.Info("tracing", "otlp_endpoint", tracing.Redacted(*otlpEndpoint))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	// A failure found once serving (a --egtb-dir file failing its checks)
+	// stops the server as a signal would, and is the command's error.
+	failCtx, fail := context.WithCancelCause(context.Background())
+	defer fail(nil)
+	ctx, stop := signal.NotifyContext(failCtx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	var tables server.Tables
 	var collectors []prometheus.Collector
 	switch {
 	case *egtbDir != "":
-		ts := loadTables(*egtbDir, logger)
+		ts, err := loadTables(*egtbDir, logger, fail)
+		if err != nil {
+			return err
+		}
 		tables, collectors = ts.tables(), ts.metrics
 	case *egtbPieces > 0:
 		dir, err := egtbDefaultDir(*storeKind, *dataDir, *egtbPieces)
@@ -269,7 +276,13 @@ name in upper case with '-' as '_' (a flag on the command line wins).`, envPrefi
 	if err != nil {
 		return err
 	}
-	return srv.Serve(ctx)
+	if err := srv.Serve(ctx); err != nil {
+		return err
+	}
+	if err := context.Cause(failCtx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }
 
 func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {

@@ -92,10 +92,15 @@ func (ts *tableSource) serve(s *egtb.Set) {
 	ts.setFraction(1)
 }
 
-// loadTables opens the prebuilt set in dir in the background: until it is
-// read and checked, probes answer TABLEBASE_LOADING; a set that fails its
-// checks is logged and not served (probes then answer NOT_IN_TABLEBASE).
-func loadTables(dir string, logger *slog.Logger) *tableSource {
+// loadTables opens the prebuilt set in dir, given by --egtb-dir. Its
+// manifest is read before the server starts: a directory that is not a
+// set is an error here. Its files are read and checked in the background
+// (probes answer TABLEBASE_LOADING meanwhile); one that fails its checks
+// stops the server through fail, since the operator asked for this set.
+func loadTables(dir string, logger *slog.Logger, fail func(error)) (*tableSource, error) {
+	if _, err := egtb.ReadManifest(dir); err != nil {
+		return nil, fmt.Errorf("--egtb-dir %s: %w", dir, err)
+	}
 	ts := newTableSource()
 	go func() {
 		defer close(ts.done)
@@ -103,13 +108,14 @@ func loadTables(dir string, logger *slog.Logger) *tableSource {
 		start := time.Now()
 		s, err := egtb.Open(dir)
 		if err != nil {
-			logger.Error("endgame tables not served", "dir", dir, "err", err)
+			logger.Error("endgame tables of --egtb-dir fail their checks; stopping", "dir", dir, "err", err)
+			fail(fmt.Errorf("--egtb-dir %s: %w", dir, err))
 			return
 		}
 		ts.serve(s)
 		logger.Info("endgame tables loaded", "dir", dir, "pieces", s.Pieces(), "tables", len(s.Manifest.Tables), "took", time.Since(start).Round(time.Millisecond))
 	}()
-	return ts
+	return ts, nil
 }
 
 // defaultTables serves the set of up to pieces pieces kept in dir: loaded

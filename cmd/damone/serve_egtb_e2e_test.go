@@ -3,11 +3,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,6 +22,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
+	"github.com/damone-rules/damone/internal/egtb"
+	"github.com/damone-rules/damone/internal/engine"
 )
 
 func reasonOf(err error) string {
@@ -183,5 +188,61 @@ func waitLog(t *testing.T, s *svServer, msg string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no log line %q within 30s:\n%s", msg, s.logText())
 		}
+	}
+}
+
+// TestServeEgtbDirUnusable: an --egtb-dir the server cannot serve stops
+// damone serve with exit 1 (a runtime failure, as an unreadable
+// --data-dir), naming the directory and what is wrong: a directory that is
+// not a set before the server starts, and a table file that fails its
+// SHA-256 check once it is read.
+func TestServeEgtbDirUnusable(t *testing.T) {
+	svSkip(t)
+	set := t.TempDir()
+	if err := egtb.Build(set, egtb.Options{Pieces: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := egtb.ReadManifest(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(set, man.Tables[0].File)
+	data, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 0xff
+	if err := os.WriteFile(victim, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	for _, c := range []struct {
+		name, dir string
+		want      []string
+	}{
+		{"missing", missing, []string{"--egtb-dir " + missing, filepath.Join(missing, egtb.ManifestName), "missing"}},
+		{"corrupt", set, []string{"--egtb-dir " + set, victim, "SHA-256"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, svBin, "serve", "--store", "memory", "--grpc-addr", "127.0.0.1:0",
+				"--http-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--egtb-dir", c.dir)
+			cmd.Env = svEnv()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if ctx.Err() != nil || !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("%v (stderr %.2000q); want exit 1", err, stderr.String())
+			}
+			last := strings.TrimSpace(stderr.String())
+			last = last[strings.LastIndex(last, "\n")+1:]
+			for _, w := range c.want {
+				if !strings.Contains(last, w) {
+					t.Errorf("last line %q; want it to name %q", last, w)
+				}
+			}
+		})
 	}
 }

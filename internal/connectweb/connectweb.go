@@ -127,9 +127,18 @@ var (
 	grpcTimeout    = regexp.MustCompile(`^[0-9]{1,8}[HMSmun]$`)
 )
 
-// ServeHTTP refuses a malformed timeout header in the caller's protocol
-// (vanguard answers it in plain text), then serves r.
+// ServeHTTP refuses a malformed timeout header, and a Connect or gRPC-Web
+// call by another HTTP method than POST, in the caller's protocol
+// (vanguard answers them in plain text), then serves r.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && r.Method != http.MethodOptions && h.looksRPC(r) {
+		// As connect-go answers a method it does not serve: 405 with
+		// Allow; the body is Connect's error, so a client reads the code.
+		w.Header().Set("Allow", http.MethodPost)
+		h.WriteError(statusWriter{w, http.StatusMethodNotAllowed}, r, status.Errorf(codes.Unimplemented,
+			"%s %s: calls are POST (no method is marked free of side effects, so none is served by GET)", r.Method, r.URL.Path))
+		return
+	}
 	if v := r.Header.Values("Connect-Timeout-Ms"); len(v) > 0 && (len(v) > 1 || !connectTimeout.MatchString(v[0])) {
 		h.WriteError(w, r, status.Errorf(codes.InvalidArgument, "Connect-Timeout-Ms: want a whole number of milliseconds, at most 10 digits; got %q", strings.Join(v, ", ")))
 		return
@@ -145,10 +154,41 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // "/damone.v1.RulesService/", ...
 func (h *Handler) Prefixes() []string { return slices.Clone(h.prefixes) }
 
-// Handles reports whether r is for one of the handler's services.
+// Handles reports whether r is for one of the handler's services, or is a
+// Connect or gRPC-Web call (by its headers) of an unknown service in one of
+// their packages (/<package>.<Service>/<Method>), which it answers
+// unimplemented.
 func (h *Handler) Handles(r *http.Request) bool {
-	return slices.ContainsFunc(h.prefixes, func(p string) bool { return strings.HasPrefix(r.URL.Path, p) })
+	if slices.ContainsFunc(h.prefixes, func(p string) bool { return strings.HasPrefix(r.URL.Path, p) }) {
+		return true
+	}
+	svc, method, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	dot := strings.LastIndexByte(svc, '.')
+	if !ok || dot < 0 || method == "" || strings.Contains(method, "/") {
+		return false
+	}
+	pkg := "/" + svc[:dot+1]
+	return slices.ContainsFunc(h.prefixes, func(p string) bool { return strings.HasPrefix(p, pkg) && !strings.Contains(p[len(pkg):len(p)-1], ".") }) && h.looksRPC(r)
 }
+
+// looksRPC reports whether r is, by its headers, a Connect or gRPC-Web
+// call (of any HTTP method), so that its errors are owed in that protocol.
+func (h *Handler) looksRPC(r *http.Request) bool {
+	if h.errors.IsSupported(r) || r.Header.Get("Connect-Protocol-Version") != "" {
+		return true
+	}
+	// Bare application/json or proto is Connect only with the header above.
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return strings.HasPrefix(ct, "application/connect+") || strings.HasPrefix(ct, "application/grpc")
+}
+
+// statusWriter writes its status instead of the one asked for.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w statusWriter) WriteHeader(int) { w.ResponseWriter.WriteHeader(w.status) }
 
 // gunzip decompresses a request up to limit bytes (0: any); corrupt data is
 // the client's fault (INVALID_ARGUMENT).

@@ -302,3 +302,80 @@ func TestBadTimeoutHeader(t *testing.T) {
 		t.Errorf("Connect-Timeout-Ms 5000: HTTP %d %s", w.Code, w.Body)
 	}
 }
+
+// TestWrongHTTPMethod: a Connect or gRPC-Web call by another method than
+// POST gets HTTP 405 with Allow: POST (as connect-go answers a method it
+// does not serve) and Connect's JSON error, unimplemented, naming the
+// method and the path; not vanguard's plain-text "Method Not Allowed" or,
+// for GET, its 415 about an empty sub-format.
+func TestWrongHTTPMethod(t *testing.T) {
+	h := newHandler(t, Options{})
+	const path = "/grpc.health.v1.Health/Check"
+	for _, c := range []struct {
+		method, ctype string
+		version       bool // Connect-Protocol-Version: 1
+	}{
+		{"PUT", "application/json", true},
+		{"DELETE", "application/proto", true},
+		{"PUT", "application/grpc-web+proto", false},
+		{"PATCH", "application/connect+json", false},
+		{"GET", "", false},
+	} {
+		r := httptest.NewRequest(c.method, path, strings.NewReader("{}"))
+		if c.ctype != "" {
+			r.Header.Set("Content-Type", c.ctype)
+		}
+		if c.version {
+			r.Header.Set("Connect-Protocol-Version", "1")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var got map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+			t.Errorf("%s %s (%s): HTTP %d, body %q is not a Connect JSON error", c.method, path, c.ctype, w.Code, w.Body.String())
+			continue
+		}
+		msg, _ := got["message"].(string)
+		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "POST" || got["code"] != "unimplemented" ||
+			!strings.Contains(msg, c.method+" "+path) || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("%s (%s): HTTP %d, Allow %q, Content-Type %q, %v; want 405, POST, application/json, unimplemented naming %s %s",
+				c.method, c.ctype, w.Code, w.Header().Get("Allow"), w.Header().Get("Content-Type"), got, c.method, path)
+		}
+	}
+}
+
+// TestUnknownService: a Connect call of a service the server does not
+// have, in the package of one it has, is the handler's (Handles), and is
+// unimplemented (HTTP 501, the Connect protocol's status for the code)
+// naming the path; a path outside the package, or a request without any
+// protocol header, is not the handler's.
+func TestUnknownService(t *testing.T) {
+	h := newHandler(t, Options{})
+	connect := func(method, path string) *http.Request {
+		r := httptest.NewRequest(method, path, strings.NewReader("{}"))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Connect-Protocol-Version", "1")
+		return r
+	}
+	const path = "/grpc.health.v1.Nope/Nope"
+	for _, c := range []struct {
+		r    *http.Request
+		want bool
+	}{
+		{connect("POST", path), true},
+		{connect("PUT", path), true},
+		{httptest.NewRequest("POST", path, nil), false},
+		{connect("POST", "/grpc.health.v2.Health/Check"), false},
+		{connect("POST", "/grpc.health.Health/Check"), false},
+		{connect("POST", "/grpc.health.v1.Nope"), false},
+		{connect("POST", "/v1/games"), false},
+	} {
+		if got := h.Handles(c.r); got != c.want {
+			t.Errorf("Handles(%s %s, Content-Type %q) = %v, want %v", c.r.Method, c.r.URL.Path, c.r.Header.Get("Content-Type"), got, c.want)
+		}
+	}
+	code, got := connectJSON(t, h, path, `{}`)
+	if msg, _ := got["message"].(string); code != http.StatusNotImplemented || got["code"] != "unimplemented" || !strings.Contains(msg, path) {
+		t.Errorf("HTTP %d, %v; want 501, unimplemented naming %s", code, got, path)
+	}
+}

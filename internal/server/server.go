@@ -359,7 +359,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	docs.Register(mux)
-	mux.Handle("/", gw)
+	// A Connect or gRPC-Web call of an unknown service of ours gets its
+	// protocol's unimplemented, not the REST gateway's 404.
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rpc.Handles(r) {
+			rpc.ServeHTTP(w, r)
+			return
+		}
+		gw.ServeHTTP(w, r)
+	}))
 	// No WriteTimeout: it would cut long watch streams; slow clients are
 	// bounded by the per-watcher buffer instead.
 	// Every request's body must arrive within MaxCallDuration
