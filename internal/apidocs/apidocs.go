@@ -16,16 +16,12 @@
 package apidocs
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"path"
-	"strings"
-	"sync"
 
 	"github.com/damone-rules/damone/gen/openapiv2"
 	"github.com/damone-rules/damone/gen/openapiv3"
@@ -53,48 +49,28 @@ var contentTypes = map[string]string{
 	".jpg":  "image/jpeg",
 }
 
-// file is one served answer; its gzipped form is made on first use.
-type file struct {
-	body        []byte
-	contentType string
-	etag        string
-	once        sync.Once
-	gz          []byte
-}
-
-func newFile(name string, body []byte) *file {
+func newFile(name string, body []byte) *web.File {
 	sum := sha256.Sum256(body)
-	return &file{body: body, contentType: contentTypes[path.Ext(name)], etag: `"` + hex.EncodeToString(sum[:])[:16] + `"`}
-}
-
-func (f *file) gzipped() []byte {
-	f.once.Do(func() {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(f.body)
-		zw.Close()
-		f.gz = b.Bytes()
-	})
-	return f.gz
+	return web.NewFile(body, contentTypes[path.Ext(name)], hex.EncodeToString(sum[:])[:16])
 }
 
 // Handler serves the documents and, if page, the reference page.
 type Handler struct {
-	docs  map[string]*file // by path
-	files map[string]*file // the page's, by name under PagePath
-	page  *file
+	docs  map[string]*web.File // by path
+	files map[string]*web.File // the page's, by name under PagePath
+	page  *web.File
 }
 
 // New reads the embedded documents and page.
 func New(page bool) (*Handler, error) {
-	h := &Handler{docs: map[string]*file{
+	h := &Handler{docs: map[string]*web.File{
 		V2Path: newFile(V2Path, openapiv2.Document),
 		V3Path: newFile(V3Path, openapiv3.Document),
 	}}
 	if !page {
 		return h, nil
 	}
-	h.files = map[string]*file{}
+	h.files = map[string]*web.File{}
 	// Swagger UI's script, style and the style's images.
 	entries, err := swaggerui.Files.ReadDir(".")
 	if err != nil {
@@ -152,45 +128,9 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	})
 }
 
-func write(w http.ResponseWriter, r *http.Request, f *file) {
-	h := w.Header()
-	h.Set("Content-Type", f.contentType)
-	h.Set("Content-Security-Policy", web.ContentSecurityPolicy)
-	h.Set("X-Content-Type-Options", "nosniff")
-	// Revalidated each time, so a new binary's document is seen at once;
-	// the ETag makes that a 304.
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Vary", "Accept-Encoding")
-	body, etag := f.body, f.etag
-	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
-	if gz {
-		body, etag = f.gzipped(), strings.TrimSuffix(f.etag, `"`)+`-gzip"`
-	}
-	h.Set("ETag", etag)
-	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if gz {
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("Content-Length", fmt.Sprint(len(body)))
-	if r.Method == http.MethodHead {
-		return
-	}
-	w.Write(body)
-}
-
-// acceptsGzip reports whether an Accept-Encoding value admits gzip ("gzip;q=0"
-// refuses it).
-func acceptsGzip(v string) bool {
-	for part := range strings.SplitSeq(v, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			continue
-		}
-		q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
-		return !ok || strings.Trim(q, "0.") != ""
-	}
-	return false
+// write serves f revalidated each time, so a new binary's document is
+// seen at once; the ETag makes that a 304.
+func write(w http.ResponseWriter, r *http.Request, f *web.File) {
+	w.Header().Set("Cache-Control", "no-cache")
+	f.Serve(w, r)
 }

@@ -27,6 +27,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed assets
@@ -38,19 +39,40 @@ var assets embed.FS
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// file is one served file, kept whole and gzipped.
-type file struct {
-	body, gz    []byte
+// File is one embedded answer: its body, content type and entity tag, and
+// its gzipped form, made once on first use (most clients accept gzip; a
+// file nobody asks for costs nothing at start). Use NewFile.
+type File struct {
+	body        []byte
 	contentType string
 	etag        string
+	once        sync.Once
+	gz          []byte
+}
+
+// NewFile makes a File of body served as contentType; tag is the text of
+// its entity tag (unquoted), e.g. a hash of its content.
+func NewFile(body []byte, contentType, tag string) *File {
+	return &File{body: body, contentType: contentType, etag: `"` + tag + `"`}
+}
+
+func (f *File) gzipped() []byte {
+	f.once.Do(func() {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(f.body)
+		zw.Close()
+		f.gz = buf.Bytes()
+	})
+	return f.gz
 }
 
 // Site serves the page and its assets. The zero value is not usable: use
 // New.
 type Site struct {
-	page   file
-	files  map[string]file // by name, under /assets/{hash}/
-	prefix string          // "/assets/{hash}/"
+	page   *File
+	files  map[string]*File // by name, under /assets/{hash}/
+	prefix string           // "/assets/{hash}/"
 }
 
 var contentTypes = map[string]string{
@@ -64,7 +86,11 @@ var contentTypes = map[string]string{
 // ("/assets/_/…") are rewritten to the hashed prefix.
 func New() (*Site, error) {
 	sum := sha256.New()
-	files := map[string]file{}
+	type asset struct {
+		body        []byte
+		contentType string
+	}
+	files := map[string]asset{}
 	var page []byte
 	err := fs.WalkDir(assets, "assets", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -85,7 +111,7 @@ func New() (*Site, error) {
 		}
 		fmt.Fprintf(sum, "%s\x00%d\x00", name, len(b))
 		sum.Write(b)
-		files[name] = file{body: b, contentType: ct}
+		files[name] = asset{b, ct}
 		return nil
 	})
 	if err != nil {
@@ -95,23 +121,15 @@ func New() (*Site, error) {
 		return nil, fmt.Errorf("web: assets/index.html is missing")
 	}
 	hash := hex.EncodeToString(sum.Sum(nil))[:16]
-	s := &Site{files: map[string]file{}, prefix: "/assets/" + hash + "/"}
+	s := &Site{files: map[string]*File{}, prefix: "/assets/" + hash + "/"}
 	for name, f := range files {
-		s.files[name] = compressed(f.body, f.contentType, hash)
+		s.files[name] = NewFile(f.body, f.contentType, hash)
 	}
 	page = bytes.ReplaceAll(page, []byte("/assets/_/"), []byte(s.prefix))
 	// The page's own tag: its text changes without its assets too.
 	pageSum := sha256.Sum256(page)
-	s.page = compressed(page, contentTypes[".html"], hex.EncodeToString(pageSum[:])[:16])
+	s.page = NewFile(page, contentTypes[".html"], hex.EncodeToString(pageSum[:])[:16])
 	return s, nil
-}
-
-func compressed(body []byte, contentType, hash string) file {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(body)
-	zw.Close()
-	return file{body: body, gz: buf.Bytes(), contentType: contentType, etag: `"` + hash + `"`}
 }
 
 // AssetPrefix is the path under which the assets are served now,
@@ -136,7 +154,7 @@ func (s *Site) servePage(w http.ResponseWriter, r *http.Request) {
 	// The fragment never leaves the browser; no-referrer keeps the path
 	// (a game's name) from leaving it too.
 	h.Set("Referrer-Policy", "no-referrer")
-	s.write(w, r, s.page)
+	s.page.Serve(w, r)
 }
 
 func (s *Site) serveAsset(w http.ResponseWriter, r *http.Request) {
@@ -148,7 +166,7 @@ func (s *Site) serveAsset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	s.write(w, r, f)
+	f.Serve(w, r)
 }
 
 func (s *Site) notFound(w http.ResponseWriter) {
@@ -160,7 +178,10 @@ func (s *Site) notFound(w http.ResponseWriter) {
 	w.Write([]byte("not found\n"))
 }
 
-func (s *Site) write(w http.ResponseWriter, r *http.Request, f file) {
+// Serve answers r with f: the page's Content-Security-Policy and nosniff,
+// a 304 when If-None-Match holds its tag, gzipped when the client accepts
+// it, no body for HEAD. Callers set their caching headers first.
+func (f *File) Serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", f.contentType)
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -170,7 +191,7 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, f file) {
 	body, etag := f.body, f.etag
 	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 	if gz {
-		body, etag = f.gz, strings.TrimSuffix(f.etag, `"`)+`-gzip"`
+		body, etag = f.gzipped(), strings.TrimSuffix(f.etag, `"`)+`-gzip"`
 	}
 	h.Set("ETag", etag)
 	if match := r.Header.Get("If-None-Match"); match == "*" || match != "" && strings.Contains(match, etag) {
