@@ -149,6 +149,13 @@ func TestVersionIsStamped(t *testing.T) {
 // metrics port, and a clean exit on SIGTERM within the grace period.
 func TestPodsServeAsConfigured(t *testing.T) {
 	bin := damone(t)
+	// The pods read the endgame tables the image holds (DAMONE_EGTB_DIR,
+	// the Dockerfile's /egtb); here a small set built by the same binary
+	// stands in for it, and the server refuses to start without one.
+	tables := filepath.Join(t.TempDir(), "egtb")
+	if out, err := exec.Command(bin.path, "egtb", "build", "--pieces", "2", "--out", tables).CombinedOutput(); err != nil {
+		t.Fatalf("damone egtb build --pieces 2: %v\n%s", err, out)
+	}
 	for _, o := range renderedOverlays(t, k8s.Dir()) {
 		for _, d := range o.deployments {
 			t.Run(o.overlay+"/"+d.Name, func(t *testing.T) {
@@ -169,6 +176,9 @@ func TestPodsServeAsConfigured(t *testing.T) {
 						t.Skip("DAMONE_TEST_POSTGRES_DSN unset: cannot run a postgres pod")
 					}
 					env["DAMONE_POSTGRES_DSN"] = dsn
+				}
+				if env["DAMONE_EGTB_DIR"] != "" {
+					env["DAMONE_EGTB_DIR"] = tables
 				}
 				grace := time.Duration(*d.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
 				runPod(t, bin, c.Args, env, ctr.services(bin), grace-time.Duration(c.Lifecycle.PreStop.Sleep.Seconds)*time.Second)
