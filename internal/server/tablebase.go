@@ -130,16 +130,8 @@ func (s *TablebaseServer) ProbePosition(ctx context.Context, req *damonev1.Probe
 	if err != nil {
 		return nil, tablebaseError(err)
 	}
-	out := &damonev1.ProbePositionResponse{Category: categoryToProto[r.Answer.Category], Moves: tablebaseMovesToProto(r.Moves)}
-	if r.Answer.HasDTC {
-		d := int32(r.Answer.DTC)
-		out.Dtc = &d
-	}
-	if r.Spare >= 0 {
-		sp := int32(r.Spare)
-		out.PliesToSpare = &sp
-	}
-	return out, nil
+	v := tablebaseVerdictToProto(r)
+	return &damonev1.ProbePositionResponse{Category: v.Category, Dtc: v.Dtc, PliesToSpare: v.PliesToSpare, Moves: tablebaseMovesToProto(r.Moves)}, nil
 }
 
 func (s *TablebaseServer) GetMainline(ctx context.Context, req *damonev1.GetMainlineRequest) (*damonev1.GetMainlineResponse, error) {
