@@ -383,6 +383,11 @@ func benchSet(b *testing.B, pieces int) string {
 // memory (EGTB_BENCH_DIR).
 func BenchmarkProbe4(b *testing.B) { benchProbe(b, benchSet(b, 4), 4) }
 
+// BenchmarkProbe5 probes sampled 5-piece positions of a ≤ 5 set
+// (EGTB_BENCH_DIR): its 5-piece tables are held compressed, so a probe
+// whose block is not in the cache decompresses it first.
+func BenchmarkProbe5(b *testing.B) { benchProbe(b, benchSet(b, 5), 5) }
+
 // BenchmarkOpen4 opens (reads, decompresses and checks) a set of at least
 // 4 pieces (EGTB_BENCH_DIR) and reports its entries per second.
 func BenchmarkOpen4(b *testing.B) {
