@@ -99,6 +99,10 @@ soak: build $(BENCH_BIN) ## A real server under mixed load for DURATION (10m), k
 bench-moves: build $(BENCH_BIN) ## Moves/s and server CPU per move of each store (a throwaway PostgreSQL too) at 64 games and alone; long games
 	scripts/test-postgres run bash -c '$(BENCH_BIN) moves --server-bin $(BIN) --postgres-dsn "$$DAMONE_TEST_POSTGRES_DSN"'
 
+.PHONY: bench-fanout
+bench-fanout: build $(BENCH_BIN) ## Fan-out: 3 replicas on a throwaway PostgreSQL (fsync on), moves on one, 1,000 watchers on two, beside one replica: events/s, commit to delivery, lost events, CPU per event
+	TEST_PG_FSYNC=on scripts/test-postgres run bash -c '$(BENCH_BIN) fanout --server-bin $(BIN) --postgres-dsn "$$DAMONE_TEST_POSTGRES_DSN"'
+
 .PHONY: bench-pdn
 bench-pdn: ## Peak RSS and MB/s of damone pdn validate on 1 MB, 50 MB and 500 MB streamed PDN inputs (flat memory; fails if a run judges the wrong games)
 	go test ./cmd/damone/ -run '^$$' -bench 'PdnValidateRSS' -benchtime 1x

@@ -93,6 +93,7 @@ type benchConfig struct {
 	watchersPerConn    int           // watch streams per gRPC connection, kept under the server's stream limit
 	watchSetup         time.Duration // how long the watchers may take to subscribe
 	watchMovers        int           // the first this many servers create and move, the others serve the watchers (0: all do both)
+	watchDrain         time.Duration // how long after the last move every watcher may take to receive every event before the rest count as lost
 	scenarios          []string
 	positions          []string
 	json               bool
@@ -102,6 +103,10 @@ type benchConfig struct {
 	streams, inFlight int
 	games, plies      int
 	seed              uint64
+	// watchWindow, if set, is called when the watch scenario's measured
+	// window starts, with its length; the scenario calls the function it
+	// returns once the window is over and fails with its error.
+	watchWindow func(window time.Duration) (wait func() error)
 }
 
 func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -130,6 +135,7 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 	fs.IntVar(&cfg.watchers, "watchers", 1000, "concurrent watch streams in the watch scenario")
 	fs.IntVar(&cfg.watchersPerConn, "watchers-per-conn", defaultWatchersPerConn, "watch streams per gRPC connection: the watchers get connections of their own, enough of them\nto keep each under the server's --max-streams-per-connection (default 1000), and the movers one more per server")
 	fs.DurationVar(&cfg.watchSetup, "watch-setup", time.Minute, "how long the watchers may take to open their streams and receive game_created before the watch scenario fails")
+	fs.DurationVar(&cfg.watchDrain, "watch-drain", 10*time.Second, "after the watch scenario's last move, how long the watchers may take to receive every event committed before the rest count as lost")
 	fs.IntVar(&cfg.watchMovers, "watch-movers", 0, "in the watch scenario, the first this many --grpc-addr servers create the games and take the moves, and the watchers watch on the others\n(replicas on one PostgreSQL: every event reaches them through LISTEN/NOTIFY); 0: every server does both")
 	fs.IntVar(&cfg.watchGames, "watch-games", 0, fmt.Sprintf("games the watchers are spread over (0: one per %d watchers)", defaultWatchersPerGame))
 	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
@@ -163,6 +169,8 @@ func runLoadCommand(args []string, _ io.Reader, stdout, stderr io.Writer) error 
 		return cli.Usagef("--watchers-per-conn %d: must be 1 or more", cfg.watchersPerConn)
 	case cfg.watchSetup <= 0:
 		return cli.Usagef("--watch-setup %v: must be above 0", cfg.watchSetup)
+	case cfg.watchDrain <= 0:
+		return cli.Usagef("--watch-drain %v: must be above 0", cfg.watchDrain)
 	case cfg.watchGames < 0:
 		return cli.Usagef("--watch-games %d: must be 0 or more", cfg.watchGames)
 	case cfg.streams < 1:
@@ -367,8 +375,10 @@ type watchResult struct {
 	// the watchers watched on.
 	MoverServers   []string `json:"mover_servers,omitempty"`
 	WatcherServers []string `json:"watcher_servers,omitempty"`
-	// Lost: sequence numbers a watcher never received (a gap in its
-	// stream); Duplicated: ones it received twice. Both must be 0.
+	// Lost: events a watcher never received, a gap in its stream or, once
+	// the moves stopped, events committed to its game that had not reached
+	// it within the drain time; Duplicated: ones it received twice. Both
+	// must be 0.
 	Lost       int64 `json:"lost"`
 	Duplicated int64 `json:"duplicated"`
 	// Delivery: from the mover sending a MakeMove to a watcher receiving
@@ -377,12 +387,93 @@ type watchResult struct {
 	DeliveryP50us float64 `json:"delivery_p50_us"`
 	DeliveryP99us float64 `json:"delivery_p99_us"`
 	Deliveries    int     `json:"deliveries_timed"`
+	// Commit to delivery: from the mover receiving the MakeMove answer
+	// (sent only once the move is committed, so just after the commit) to
+	// a watcher receiving the move_played event; negative when the watcher
+	// had it first. CommitBound is from the event's event_time, which the
+	// server stamps before it writes the move: an upper bound.
+	CommitP50us      float64 `json:"commit_to_delivery_p50_us"`
+	CommitP99us      float64 `json:"commit_to_delivery_p99_us"`
+	CommitBoundP50us float64 `json:"event_time_to_delivery_p50_us"`
+	CommitBoundP99us float64 `json:"event_time_to_delivery_p99_us"`
 	// MakeMove: the movers' calls alone, sent to answered (the commit
 	// included), so what delivery adds is the difference.
 	MoveP50us    float64 `json:"move_p50_us"`
 	MoveP99us    float64 `json:"move_p99_us"`
 	FirstError   string  `json:"first_error,omitempty"`
 	SetupSeconds float64 `json:"setup_seconds"`
+	// Servers: each --grpc-addr server's CPU over the measured window,
+	// given --server-pid or --metrics-addr.
+	Servers  []*watchServer `json:"servers,omitempty"`
+	CPUError string         `json:"cpu_error,omitempty"`
+
+	// The samples the figures above summarize, kept to merge rounds.
+	deliveredLat, commitLat, boundLat, moveLat []time.Duration
+}
+
+// watchServer is one server's part in the watch scenario.
+type watchServer struct {
+	Addr          string  `json:"addr"`
+	Role          string  `json:"role"` // moves, watchers, or both
+	CPUCores      float64 `json:"cpu_cores"`
+	CPUUsPerEvent float64 `json:"cpu_us_per_event_delivered"` // its CPU over every event delivered, on any server
+	cpu           time.Duration
+}
+
+// merge adds another run's counts and samples to r (the same setup, so
+// its description is kept); summarize then recomputes the figures.
+func (r *watchResult) merge(o *watchResult) {
+	r.Seconds += o.Seconds
+	r.Events += o.Events
+	r.Moves += o.Moves
+	r.GamesFinished += o.GamesFinished
+	r.CutOff += o.CutOff
+	r.RefusedWatch += o.RefusedWatch
+	r.Errors += o.Errors
+	r.Lost += o.Lost
+	r.Duplicated += o.Duplicated
+	r.SetupSeconds = max(r.SetupSeconds, o.SetupSeconds)
+	if r.FirstError == "" {
+		r.FirstError = o.FirstError
+	}
+	if r.CPUError == "" {
+		r.CPUError = o.CPUError
+	}
+	r.deliveredLat = append(r.deliveredLat, o.deliveredLat...)
+	r.commitLat = append(r.commitLat, o.commitLat...)
+	r.boundLat = append(r.boundLat, o.boundLat...)
+	r.moveLat = append(r.moveLat, o.moveLat...)
+	for i, s := range o.Servers {
+		if i < len(r.Servers) {
+			r.Servers[i].cpu += s.cpu
+		}
+	}
+}
+
+// summarize computes the rates, percentiles and CPU per event from the
+// counts and samples.
+func (r *watchResult) summarize() {
+	if r.Seconds > 0 {
+		r.EventsPerSec = float64(r.Events) / r.Seconds
+		r.MovesPerSec = float64(r.Moves) / r.Seconds
+	}
+	p := func(lat []time.Duration) (p50, p99 float64) {
+		sum := summarize(lat)
+		return us(sum.p50), us(sum.p99)
+	}
+	r.Deliveries = len(r.deliveredLat)
+	r.DeliveryP50us, r.DeliveryP99us = p(r.deliveredLat)
+	r.CommitP50us, r.CommitP99us = p(r.commitLat)
+	r.CommitBoundP50us, r.CommitBoundP99us = p(r.boundLat)
+	r.MoveP50us, r.MoveP99us = p(r.moveLat)
+	for _, s := range r.Servers {
+		if r.Seconds > 0 {
+			s.CPUCores = s.cpu.Seconds() / r.Seconds
+		}
+		if r.Events > 0 {
+			s.CPUUsPerEvent = us(s.cpu) / float64(r.Events)
+		}
+	}
 }
 
 type targetCheck struct {
@@ -844,20 +935,50 @@ type watchRound struct {
 type watchCounters struct {
 	events, moves, finished, cutOff, refused, errs atomic.Int64
 	lost, duplicated                               atomic.Int64
-	// sent holds when each move was sent, by game name and ply, for the
-	// watchers to time its delivery; delivered collects those times.
-	sent        sync.Map // string -> time.Time
-	deliveredMu sync.Mutex
-	delivered   []delivery
-	moveLat     []delivery   // the movers' MakeMove calls, under deliveredMu
-	subscribed  atomic.Int64 // watchers that had their first game's game_created
-	errMu       sync.Mutex
-	firstErr    error
+	// sent and answered hold when each move was sent and when its answer
+	// came, by game name and ply, for the watchers to time its delivery.
+	sent, answered sync.Map // string -> time.Time
+	deliveredMu    sync.Mutex
+	received       []receipt     // every move_played a watcher received
+	moveLat        []delivery    // the movers' MakeMove calls, under deliveredMu
+	subscribed     atomic.Int64  // watchers that had their first game's game_created
+	stop           chan struct{} // closed when the movers are to stop, after their current call
+	errMu          sync.Mutex
+	firstErr       error
 }
 
 type delivery struct {
 	at      time.Time // received
 	latency time.Duration
+}
+
+// receipt is a move_played event as a watcher received it.
+type receipt struct {
+	at        time.Time // received
+	key       string    // sentKey of its move
+	fromSent  time.Duration
+	fromEvent time.Duration // from its event_time
+	sent      bool          // fromSent is known
+}
+
+// watcherPos is where a watcher is: its game and the last sequence it
+// received there.
+type watcherPos struct {
+	mu    sync.Mutex
+	r     *watchRound
+	since int64
+}
+
+func (p *watcherPos) set(r *watchRound, since int64) {
+	p.mu.Lock()
+	p.r, p.since = r, since
+	p.mu.Unlock()
+}
+
+func (p *watcherPos) get() (*watchRound, int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.r, p.since
 }
 
 func sentKey(name string, ply int32) string { return name + "#" + strconv.Itoa(int(ply)) }
@@ -871,6 +992,15 @@ func (c *watchCounters) fail(err error) {
 	c.errMu.Unlock()
 }
 
+func (c *watchCounters) stopping() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // benchWatch opens cfg.watchers WatchGame streams spread over
 // cfg.watchGames games ("slots"), waits until every watcher has received
 // its game's game_created event, then plays random legal moves on every
@@ -879,7 +1009,9 @@ func (c *watchCounters) fail(err error) {
 // game_ended) move to a fresh game of the slot, and moves resume once all
 // of them are subscribed; that gap is inside the measured window. A
 // watcher cut off (RESOURCE_EXHAUSTED) is counted and resumes from its
-// last sequence.
+// last sequence. After the window the movers finish their current move
+// and stop, and every watcher has cfg.watchDrain to receive every event
+// of its game's log; any it has not are lost.
 func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -920,7 +1052,7 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 			c.Close()
 		}
 	}()
-	var c watchCounters
+	c := watchCounters{stop: make(chan struct{})}
 	slots := cfg.watchGames
 	perSlot := make([]int, slots)
 	for i := range cfg.watchers {
@@ -934,6 +1066,18 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		res.WatchersPerGame = fmt.Sprint(lo)
 	} else {
 		res.WatchersPerGame = fmt.Sprintf("%d-%d", lo, hi)
+	}
+	cpu := &cpuReader{metrics: cfg.metricsAddrs, pids: cfg.serverPIDs, client: &http.Client{Timeout: 5 * time.Second}}
+	if cpu.sources() > 0 {
+		for i, a := range cfg.grpcAddrs {
+			role := "moves and watchers"
+			if cfg.watchMovers > 0 && i < cfg.watchMovers {
+				role = "moves"
+			} else if cfg.watchMovers > 0 {
+				role = "watchers"
+			}
+			res.Servers = append(res.Servers, &watchServer{Addr: a, Role: role})
+		}
 	}
 
 	watchClient := func(i int) damonev1.GameServiceClient { return damonev1.NewGameServiceClient(conns[i%len(conns)]) }
@@ -952,7 +1096,7 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		return r, resp, nil
 	}
 
-	var wg sync.WaitGroup
+	var wg, movers sync.WaitGroup
 	setupStart := time.Now()
 	firstRounds := make([]*watchRound, slots)
 	firstResps := make([]*damonev1.CreateGameResponse, slots)
@@ -965,12 +1109,19 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		firstRounds[s], firstResps[s] = r, resp
 	}
 	// Watchers: watcher k of slot s uses connection (s + k*slots) % conns.
+	type watcherAt struct {
+		slot int
+		pos  *watcherPos
+	}
+	var positions []watcherAt
 	for s := range slots {
 		for k := range perSlot[s] {
+			pos := &watcherPos{r: firstRounds[s]}
+			positions = append(positions, watcherAt{s, pos})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				runWatcher(ctx, watchClient(s+k*slots), firstRounds[s], &c)
+				runWatcher(ctx, watchClient(s+k*slots), firstRounds[s], pos, &c)
 			}()
 		}
 	}
@@ -993,12 +1144,14 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 	}
 	res.SetupSeconds = time.Since(setupStart).Seconds()
 
-	// Movers: one per slot, playing both sides of its games.
+	// Movers: one per slot, playing both sides of its games; current is
+	// each slot's game when its mover stops.
+	current := make([]*watchRound, slots)
 	for s := range slots {
-		wg.Add(1)
+		movers.Add(1)
 		go func() {
-			defer wg.Done()
-			runMover(ctx, gameClient(s), firstRounds[s], firstResps[s], perSlot[s], func(w int) (*watchRound, *damonev1.CreateGameResponse, error) {
+			defer movers.Done()
+			current[s] = runMover(ctx, gameClient(s), firstRounds[s], firstResps[s], perSlot[s], func(w int) (*watchRound, *damonev1.CreateGameResponse, error) {
 				return newRound(s, w)
 			}, &c, uint64(s))
 		}()
@@ -1009,59 +1162,134 @@ func benchWatch(ctx context.Context, cfg benchConfig) (*watchResult, error) {
 		case <-ctx.Done():
 		}
 	}
+	var cpu0 []time.Duration
+	if len(res.Servers) > 0 {
+		if cpu0, err = cpu.read(ctx); err != nil {
+			res.CPUError = err.Error()
+		}
+	}
 	e0, m0, f0 := c.events.Load(), c.moves.Load(), c.finished.Load()
 	t0 := time.Now()
+	var windowDone func() error
+	if cfg.watchWindow != nil {
+		windowDone = cfg.watchWindow(cfg.duration)
+	}
 	select {
 	case <-time.After(cfg.duration):
 	case <-ctx.Done():
 	}
 	e1, m1, f1 := c.events.Load(), c.moves.Load(), c.finished.Load()
 	el := time.Since(t0).Seconds()
+	if cpu0 != nil {
+		cpu1, err := cpu.read(ctx)
+		if err != nil {
+			res.CPUError = err.Error()
+		}
+		for i := range cpu1 {
+			res.Servers[i].cpu = cpu1[i] - cpu0[i]
+		}
+	}
+	var windowErr error
+	if windowDone != nil {
+		windowErr = windowDone()
+	}
+
+	// Drain: every event committed must reach every watcher of its game.
+	close(c.stop)
+	movers.Wait()
+	final := make([]int64, slots)
+	for s, r := range current {
+		if r == nil {
+			continue // the mover failed; its error is counted
+		}
+		gctx, gcancel := context.WithTimeout(ctx, 10*time.Second)
+		g, err := gameClient(s).GetGame(gctx, &damonev1.GetGameRequest{Name: r.name})
+		gcancel()
+		if err != nil {
+			c.fail(fmt.Errorf("get game %s after the moves: %w", r.name, err))
+			current[s] = nil
+			continue
+		}
+		final[s] = g.GetLastEventSequence()
+	}
+	behind := func() (watchers int, events int64) {
+		for _, w := range positions {
+			if current[w.slot] == nil {
+				continue
+			}
+			r, since := w.pos.get()
+			switch {
+			case r != current[w.slot]:
+				// Still on an earlier game of the slot (its mover was
+				// waiting for it): all of the current game is missing.
+				watchers++
+				events += final[w.slot]
+			case since < final[w.slot]:
+				watchers++
+				events += final[w.slot] - since
+			}
+		}
+		return
+	}
+	drainEnd := time.Now().Add(cfg.watchDrain)
+	for {
+		n, missing := behind()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(drainEnd) {
+			c.lost.Add(missing)
+			c.fail(fmt.Errorf("%d watcher(s) had not received %d committed event(s) %v after the last move", n, missing, cfg.watchDrain))
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	cancel()
 	wg.Wait()
 
 	res.Seconds = el
 	res.Events, res.Moves, res.GamesFinished = e1-e0, m1-m0, f1-f0
-	res.EventsPerSec = float64(res.Events) / el
-	res.MovesPerSec = float64(res.Moves) / el
 	// Cut-offs, refusals and errors over the whole run, warm-up included:
 	// none may be hidden.
 	res.CutOff, res.RefusedWatch, res.Errors = c.cutOff.Load(), c.refused.Load(), c.errs.Load()
 	res.Lost, res.Duplicated = c.lost.Load(), c.duplicated.Load()
-	inWindow := func(ds []delivery) []time.Duration {
-		var lat []time.Duration
-		for _, d := range ds {
-			if !d.at.Before(t0) && d.at.Sub(t0).Seconds() <= el {
-				lat = append(lat, d.latency)
-			}
+	inWindow := func(at time.Time) bool { return !at.Before(t0) && at.Sub(t0).Seconds() <= el }
+	for _, rc := range c.received {
+		if !inWindow(rc.at) {
+			continue
 		}
-		slices.Sort(lat)
-		return lat
+		if rc.sent {
+			res.deliveredLat = append(res.deliveredLat, rc.fromSent)
+		}
+		res.boundLat = append(res.boundLat, rc.fromEvent)
+		if at, ok := c.answered.Load(rc.key); ok {
+			res.commitLat = append(res.commitLat, rc.at.Sub(at.(time.Time)))
+		}
 	}
-	pct := func(lat []time.Duration, p int) float64 {
-		return float64(lat[min(len(lat)-1, len(lat)*p/100)].Microseconds())
+	for _, d := range c.moveLat {
+		if inWindow(d.at) {
+			res.moveLat = append(res.moveLat, d.latency)
+		}
 	}
-	if lat := inWindow(c.delivered); len(lat) > 0 {
-		res.Deliveries = len(lat)
-		res.DeliveryP50us, res.DeliveryP99us = pct(lat, 50), pct(lat, 99)
-	}
-	if lat := inWindow(c.moveLat); len(lat) > 0 {
-		res.MoveP50us, res.MoveP99us = pct(lat, 50), pct(lat, 99)
-	}
+	res.summarize()
 	if c.firstErr != nil {
 		res.FirstError = c.firstErr.Error()
+	}
+	if windowErr != nil {
+		return nil, windowErr
 	}
 	return res, nil
 }
 
-// runWatcher watches round after round until ctx ends.
-func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, c *watchCounters) {
+// runWatcher watches round after round until ctx ends, keeping pos at
+// the last event it received.
+func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, pos *watcherPos, c *watchCounters) {
 	var since int64
 	signalled := false
-	var lat []delivery
+	var got []receipt
 	defer func() {
 		c.deliveredMu.Lock()
-		c.delivered = append(c.delivered, lat...)
+		c.received = append(c.received, got...)
 		c.deliveredMu.Unlock()
 	}()
 	for ctx.Err() == nil {
@@ -1093,6 +1321,7 @@ func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watch
 				}
 				break
 			}
+			now := time.Now()
 			c.events.Add(1)
 			switch seq := ev.GetSequence(); {
 			case seq <= since:
@@ -1101,12 +1330,14 @@ func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watch
 				c.lost.Add(seq - since - 1)
 			}
 			if ev.GetMovePlayed() != nil {
-				if at, ok := c.sent.Load(sentKey(r.name, ev.GetPly())); ok {
-					now := time.Now()
-					lat = append(lat, delivery{now, now.Sub(at.(time.Time))})
+				rc := receipt{at: now, key: sentKey(r.name, ev.GetPly()), fromEvent: now.Sub(ev.GetEventTime().AsTime())}
+				if at, ok := c.sent.Load(rc.key); ok {
+					rc.fromSent, rc.sent = now.Sub(at.(time.Time)), true
 				}
+				got = append(got, rc)
 			}
 			since = max(since, ev.GetSequence())
+			pos.set(r, since)
 			if ev.GetGameCreated() != nil && !signalled {
 				signalled = true
 				if r.first {
@@ -1127,6 +1358,7 @@ func runWatcher(ctx context.Context, client damonev1.GameServiceClient, r *watch
 			return
 		}
 		r, since, signalled = r.next, 0, false
+		pos.set(r, 0)
 	}
 }
 
@@ -1146,9 +1378,11 @@ func isCutOff(err error) bool {
 }
 
 // runMover plays random legal moves on its slot's games, both sides, as
-// fast as the server answers, and starts a new round when a game ends.
+// fast as the server answers, and starts a new round when a game ends,
+// until c.stop (after its current call) or ctx ends. It returns the
+// slot's last game, or nil if it failed.
 func runMover(ctx context.Context, client damonev1.GameServiceClient, r *watchRound, resp *damonev1.CreateGameResponse,
-	watchers int, newRound func(watchers int) (*watchRound, *damonev1.CreateGameResponse, error), c *watchCounters, seed uint64) {
+	watchers int, newRound func(watchers int) (*watchRound, *damonev1.CreateGameResponse, error), c *watchCounters, seed uint64) *watchRound {
 	rng := rand.New(rand.NewPCG(seed, 0xda3011e))
 	for {
 		// Wait until every watcher of the round has its game_created.
@@ -1156,19 +1390,23 @@ func runMover(ctx context.Context, client damonev1.GameServiceClient, r *watchRo
 		go func() { r.subscribed.Wait(); close(done) }()
 		select {
 		case <-done:
+		case <-c.stop:
+			return r
 		case <-ctx.Done():
-			return
+			return r
 		}
-		playGame(ctx, client, r.name, resp, rng, c)
-		if ctx.Err() != nil {
-			return
+		if !playGame(ctx, client, r.name, resp, rng, c) {
+			return nil
+		}
+		if ctx.Err() != nil || c.stopping() {
+			return r
 		}
 		next, nresp, err := newRound(watchers)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.fail(fmt.Errorf("create game: %w", err))
 			}
-			return
+			return r
 		}
 		r.next = next
 		close(r.nextReady)
@@ -1176,19 +1414,19 @@ func runMover(ctx context.Context, client damonev1.GameServiceClient, r *watchRo
 	}
 }
 
-// playGame plays the game to its end, mirroring it with the engine to
-// pick each move.
-func playGame(ctx context.Context, client damonev1.GameServiceClient, name string, resp *damonev1.CreateGameResponse, rng *rand.Rand, c *watchCounters) {
+// playGame plays the game to its end (or until c.stop), mirroring it
+// with the engine to pick each move; false if a move failed.
+func playGame(ctx context.Context, client damonev1.GameServiceClient, name string, resp *damonev1.CreateGameResponse, rng *rand.Rand, c *watchCounters) bool {
 	g, err := engine.NewGame(engine.DefaultVariant())
 	if err != nil {
 		c.fail(err)
-		return
+		return false
 	}
 	auth := [2]context.Context{
 		metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+resp.GetRedToken()),
 		metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+resp.GetBlackToken()),
 	}
-	for !g.Outcome().Over() && ctx.Err() == nil {
+	for !g.Outcome().Over() && ctx.Err() == nil && !c.stopping() {
 		pos := g.Position()
 		legal := pos.LegalMoves()
 		m := legal[rng.IntN(len(legal))]
@@ -1196,28 +1434,31 @@ func playGame(ctx context.Context, client damonev1.GameServiceClient, name strin
 		if pos.SideToMove() == engine.Black {
 			side = 1
 		}
+		key := sentKey(name, int32(g.Ply()+1))
 		sent := time.Now()
-		c.sent.Store(sentKey(name, int32(g.Ply()+1)), sent)
+		c.sent.Store(key, sent)
 		_, err := client.MakeMove(auth[side], &damonev1.MakeMoveRequest{Name: name, Move: m.String()})
 		now := time.Now()
-		c.deliveredMu.Lock()
-		c.moveLat = append(c.moveLat, delivery{now, now.Sub(sent)})
-		c.deliveredMu.Unlock()
 		if err != nil {
 			if ctx.Err() == nil {
 				c.fail(fmt.Errorf("move %s in %s: %w", m.String(), name, err))
 			}
-			return
+			return false
 		}
+		c.answered.Store(key, now)
+		c.deliveredMu.Lock()
+		c.moveLat = append(c.moveLat, delivery{now, now.Sub(sent)})
+		c.deliveredMu.Unlock()
 		if err := g.Play(m); err != nil {
 			c.fail(err)
-			return
+			return false
 		}
 		c.moves.Add(1)
 	}
 	if g.Outcome().Over() {
 		c.finished.Add(1)
 	}
+	return true
 }
 
 func (rep *benchReport) writeText(w io.Writer) error {
@@ -1259,6 +1500,14 @@ func (rep *benchReport) writeText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  move sent to move_played received: p50 %s, p99 %s over %d deliveries (MakeMove alone: p50 %s, p99 %s); lost %d, duplicated %d\n",
 			fmtUs(wr.DeliveryP50us), fmtUs(wr.DeliveryP99us), wr.Deliveries, fmtUs(wr.MoveP50us), fmtUs(wr.MoveP99us), wr.Lost, wr.Duplicated)
+		fmt.Fprintf(w, "  commit (MakeMove answered) to move_played received: p50 %s, p99 %s (from event_time, stamped before the commit: p50 %s, p99 %s)\n",
+			fmtUs(wr.CommitP50us), fmtUs(wr.CommitP99us), fmtUs(wr.CommitBoundP50us), fmtUs(wr.CommitBoundP99us))
+		for _, s := range wr.Servers {
+			fmt.Fprintf(w, "  server %s (%s): %.2f cores, %s per event delivered\n", s.Addr, s.Role, s.CPUCores, fmtUs(s.CPUUsPerEvent))
+		}
+		if wr.CPUError != "" {
+			fmt.Fprintf(w, "  server CPU not read: %s\n", wr.CPUError)
+		}
 		fmt.Fprintf(w, "  watchers cut off (RESOURCE_EXHAUSTED, fell behind): %d; watch calls refused (limits): %d; other errors: %d\n",
 			wr.CutOff, wr.RefusedWatch, wr.Errors)
 		if wr.FirstError != "" {
@@ -1342,6 +1591,9 @@ func fmtNs(v float64) string {
 
 // fmtUs formats microseconds for the table: "412µs", "1.25ms".
 func fmtUs(v float64) string {
+	if v < 0 {
+		return "-" + fmtUs(-v)
+	}
 	if v < 1000 {
 		return fmt.Sprintf("%.0fµs", v)
 	}

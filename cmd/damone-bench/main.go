@@ -4,6 +4,7 @@
 //
 //	damone-bench load [flags]    load a running server: list-legal-moves over gRPC and REST, validation, watch fan-out
 //	damone-bench moves [flags]   play games on a server it starts per store: moves/s, CPU per move, long games
+//	damone-bench fanout [flags]  replicas it starts on one PostgreSQL: events fanned out through LISTEN/NOTIFY, beside one replica
 //	damone-bench soak [flags]    a real server under mixed load, killed and restarted each interval
 //
 // Run "damone-bench COMMAND --help" (or "damone-bench help COMMAND") for a
@@ -21,6 +22,7 @@ func commands() []cli.Command {
 	return []cli.Command{
 		{Name: "load", Summary: "load a running server: list-legal-moves over gRPC and REST, validation, watch fan-out", Run: runLoadCommand},
 		{Name: "moves", Summary: "play games on a server started per store: moves/s, CPU per move, store ratios, long games", Run: runMovesCommand},
+		{Name: "fanout", Summary: "replicas on one PostgreSQL, moves on one, watchers on the others, beside one replica: events/s, commit to delivery, lost events", Run: runFanoutCommand},
 		{Name: "soak", Summary: "a real server under mixed load, killed and restarted each interval: no lost moves, no upward trends", Run: runSoakCommand},
 	}
 }

@@ -25,7 +25,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	// One flag each command's help must show, from the command's docs.
-	wantFlag := map[string]string{"load": "--scenarios", "moves": "--stores", "soak": "--kill-every"}
+	wantFlag := map[string]string{"load": "--scenarios", "moves": "--stores", "soak": "--kill-every", "fanout": "--replicas"}
 	for _, c := range commands() {
 		for _, args := range [][]string{{c.Name, "--help"}, {c.Name, "-help"}, {"help", c.Name}} {
 			out, errOut, code := runCLI(args...)

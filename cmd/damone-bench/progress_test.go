@@ -139,6 +139,16 @@ func TestEveryDocumentedBenchMeasures(t *testing.T) {
 			}
 		}
 	})
+	t.Run("fanout", func(t *testing.T) {
+		// As docs/BENCHMARKS.md runs it, on 3 replicas, with 30 watchers.
+		dsn := fanoutDSN(t)
+		out, errOut, code := runCLI("fanout", "--server-bin", serverBin, "--postgres-dsn", dsn, "--json", "--watchers", "30", "--games", "3",
+			"--duration", "1s", "--rounds", "1", "--warmup", "200ms")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		checkFanout(t, out, 3)
+	})
 	t.Run("soak", func(t *testing.T) {
 		t.Setenv("TMPDIR", t.TempDir())
 		out, errOut, code := runCLI("soak", "--server-bin", serverBin, "--json", "--duration", "8s", "--kill-every", "2s", "--sample-every", "500ms")

@@ -89,8 +89,8 @@ func (h *hub) publish(id string, events []Event) {
 }
 
 // poke tells the watchers of a game that its log has grown to seq
-// somewhere else (another replica): they read what they miss from the
-// store. A poke is an Event with no Kind.
+// somewhere else (another replica): those behind it (all, for seq 0)
+// read what they miss from the store. A poke is an Event with no Kind.
 func (h *hub) poke(id string, seq int64) {
 	h.publish(id, []Event{{GameID: id, Sequence: seq}})
 }
@@ -107,6 +107,17 @@ func (h *hub) pokeAll() {
 	for _, id := range ids {
 		h.poke(id, 0)
 	}
+}
+
+// games returns the ids of the games with watchers.
+func (h *hub) games() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]string, 0, len(h.subs))
+	for id := range h.subs {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // watched reports whether game id has watchers.

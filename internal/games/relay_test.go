@@ -77,3 +77,58 @@ func TestNotifiedEventsAreReadOnceForAllWatchers(t *testing.T) {
 	cancel()
 	wg.Wait()
 }
+
+// A commit whose notification was lost still reaches every watcher, by
+// the poll of the log, and that poll reads the log once for all the
+// game's watchers here, not once per watcher.
+func TestLostNotificationIsPolledOnceForAllWatchers(t *testing.T) {
+	const watchers = 10
+	store := &sharedStore{MemoryStore: NewMemoryStore(), listened: make(chan func(string, int64), 1)}
+	svc := NewService(store, Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	go svc.Run(ctx)
+	notify := <-store.listened
+	other := NewService(store.MemoryStore, Limits{})
+	g, tok, err := other.Create(ctx, engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Event, 4*watchers)
+	for range watchers {
+		wg.Go(func() {
+			_ = svc.Watch(ctx, g.ID, 0, func(e *Event) error { got <- e; return nil })
+		})
+	}
+	receive := func(seq int64) {
+		t.Helper()
+		for i := range watchers {
+			select {
+			case e := <-got:
+				if e.Sequence != seq {
+					t.Fatalf("watcher %d received event %d, want %d", i, e.Sequence, seq)
+				}
+			case <-time.After(3 * sharedStorePoll):
+				t.Fatalf("%d of %d watchers received event %d in %v", i, watchers, seq, 3*sharedStorePoll)
+			}
+		}
+	}
+	receive(1) // game_created, each watcher from its own read of the log
+	// A move, notified: read once, as TestNotifiedEventsAreReadOnceForAllWatchers.
+	if _, err := other.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: tok.Red, Move: "e2-d3"}); err != nil {
+		t.Fatal(err)
+	}
+	notify(g.ID, 2)
+	receive(2)
+	// A move whose notification is lost.
+	before := store.events.Load()
+	if _, err := other.MakeMove(ctx, MoveRequest{GameID: g.ID, Token: tok.Black, Move: "d7-e6"}); err != nil {
+		t.Fatal(err)
+	}
+	receive(3)
+	if n := store.events.Load() - before; n != 1 {
+		t.Errorf("the store's log was read %d times to bring %d watchers a commit whose notification was lost, want once", n, watchers)
+	}
+}

@@ -144,37 +144,90 @@ func (s *Service) Run(ctx context.Context) {
 			}
 		}()
 	}
-	n.Listen(ctx, s.relay(ctx), s.hub.pokeAll)
+	r := &relay{s: s, ctx: ctx, read: map[string]int64{}}
+	go r.poll(sharedStorePoll)
+	n.Listen(ctx, r.notify, s.hub.pokeAll)
 }
 
-// relay returns the Notifier callback: when a game with watchers here
-// gains events (committed by any replica, this one included), it reads
-// them once and hands them to every watcher, instead of waking each
+// relay feeds this process's watchers with the events other processes
+// commit to a shared store. On a notification for a game with watchers
+// here (committed by any replica, this one included), it reads the new
+// events once and hands them to every watcher, instead of waking each
 // watcher to read them itself (one store read per notification, not one
-// per watcher). It is called on one goroutine. A read that fails, or
-// starts past a watcher's last event, leaves that watcher to read the
-// log itself, as before.
-func (s *Service) relay(ctx context.Context) func(id string, seq int64) {
-	read := map[string]int64{} // the last event read of each watched game
-	return func(id string, seq int64) {
-		if !s.hub.watched(id) {
-			delete(read, id)
+// per watcher). A read that fails, or starts past a watcher's last event,
+// leaves that watcher to read the log itself. Every sharedStorePoll it
+// also reads each watched game's log once, so a notification lost on the
+// way costs a short delay, never an event, at one read per game rather
+// than one per watcher.
+type relay struct {
+	s   *Service
+	ctx context.Context
+	// mu makes the LISTEN goroutine's reads and the poll's one at a time.
+	mu   sync.Mutex
+	read map[string]int64 // the last event read of each watched game
+}
+
+// notify is the Notifier callback, called on one goroutine.
+func (r *relay) notify(id string, seq int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.s.hub.watched(id) {
+		delete(r.read, id)
+		return
+	}
+	after, ok := r.read[id]
+	switch {
+	case ok && after >= seq:
+		return // read already
+	case !ok:
+		after = seq - 1
+	}
+	evs, err := r.s.store.Events(r.ctx, id, after, watchPage)
+	if err != nil || len(evs) == 0 {
+		r.s.hub.poke(id, seq)
+		return
+	}
+	r.read[id] = evs[len(evs)-1].Sequence
+	r.s.hub.publish(id, evs)
+}
+
+// poll reads every watched game's log every period until the context
+// ends: past the last event read, or, for a game not read yet, its last
+// sequence, so that only watchers behind it read the log themselves.
+func (r *relay) poll(period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
 			return
+		case <-t.C:
 		}
-		after, ok := read[id]
-		switch {
-		case ok && after >= seq:
-			return // read already
-		case !ok:
-			after = seq - 1
+		for _, id := range r.s.hub.games() {
+			r.pollGame(id)
 		}
-		evs, err := s.store.Events(ctx, id, after, watchPage)
-		if err != nil || len(evs) == 0 {
-			s.hub.poke(id, seq)
-			return
+	}
+}
+
+func (r *relay) pollGame(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	after, ok := r.read[id]
+	if !ok {
+		g, err := r.s.store.Get(r.ctx, id)
+		if err == nil {
+			r.read[id] = g.LastEvent
+			r.s.hub.poke(id, g.LastEvent)
 		}
-		read[id] = evs[len(evs)-1].Sequence
-		s.hub.publish(id, evs)
+		return
+	}
+	evs, err := r.s.store.Events(r.ctx, id, after, watchPage)
+	switch {
+	case err != nil:
+		r.s.hub.poke(id, 0)
+	case len(evs) > 0:
+		r.read[id] = evs[len(evs)-1].Sequence
+		r.s.hub.publish(id, evs)
 	}
 }
 

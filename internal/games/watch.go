@@ -10,8 +10,8 @@ import (
 // watchPage is how many stored events one catch-up read fetches.
 const watchPage = 256
 
-// sharedStorePoll is how often a watcher on a shared store reads the log
-// even without a notification.
+// sharedStorePoll is how often a process on a shared store reads each
+// watched game's log even without a notification (relay.poll).
 const sharedStorePoll = 2 * time.Second
 
 // Watch sends the game's events with sequence numbers above since, in
@@ -86,20 +86,8 @@ func (s *Service) WatchLive(ctx context.Context, id string, since int64, send fu
 	if live != nil {
 		live()
 	}
-	// With a shared store, also read the log now and then: a notification
-	// lost on the way costs a short delay, never an event.
-	var poll <-chan time.Time
-	if _, shared := s.store.(Notifier); shared {
-		t := time.NewTicker(sharedStorePoll)
-		defer t.Stop()
-		poll = t.C
-	}
 	for {
 		select {
-		case <-poll:
-			if done, err := catchUp(); done || err != nil {
-				return err
-			}
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.draining:
@@ -114,6 +102,8 @@ func (s *Service) WatchLive(ctx context.Context, id string, since int64, send fu
 			var done bool
 			var err error
 			switch {
+			case e.Kind == 0 && e.Sequence > 0 && e.Sequence <= last:
+				continue // a poke for what this watcher has
 			case e.Kind == 0: // a poke from another process: read the log
 				done, err = catchUp()
 			case e.Sequence <= last: // already sent while catching up

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// fanoutDSN is a DSN of an empty schema of the test PostgreSQL
+// (scripts/test-postgres), dropped after the test. CI must have one;
+// elsewhere the test skips without it.
+func fanoutDSN(t *testing.T) string {
+	t.Helper()
+	needServer(t)
+	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but DAMONE_TEST_POSTGRES_DSN is unset: run the tests with make test (scripts/test-postgres)")
+		}
+		t.Skip("DAMONE_TEST_POSTGRES_DSN unset; start a server with: eval \"$(scripts/test-postgres start)\"")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("bench_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+// checkFanout fails t unless both setups of a fanout report delivered
+// events, timed them, lost and duplicated none, and read every replica's
+// CPU.
+func checkFanout(t *testing.T, out string, replicas int) {
+	t.Helper()
+	var rep fanoutReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Setups) != 2 || rep.Setups[0].Setup != fanoutReplicas || rep.Setups[1].Setup != fanoutSingle {
+		t.Fatalf("setups %+v, want %s then %s", rep.Setups, fanoutReplicas, fanoutSingle)
+	}
+	for _, st := range rep.Setups {
+		w := st.Watch
+		if w == nil || w.Events == 0 || w.EventsPerSec <= 0 || w.Moves == 0 || w.Errors != 0 || w.Lost != 0 || w.Duplicated != 0 {
+			t.Errorf("%s: %+v; want events and moves, none lost or duplicated, no errors", st.Setup, w)
+			continue
+		}
+		if w.Deliveries == 0 || w.CommitBoundP50us <= 0 || w.MoveP50us <= 0 {
+			t.Errorf("%s: %d deliveries timed, event_time p50 %v µs, MakeMove p50 %v µs", st.Setup, w.Deliveries, w.CommitBoundP50us, w.MoveP50us)
+		}
+		if len(st.Servers) != replicas {
+			t.Errorf("%s: %d servers, want %d", st.Setup, len(st.Servers), replicas)
+		}
+	}
+	// The replicas' watchers are on replicas 1 and up, so those spent CPU
+	// on them; on its own, replica 0 served every watcher.
+	if s := rep.Setups[0].Servers; len(s) == replicas && (s[0].Role != "moves" || s[1].Role != "watchers") {
+		t.Errorf("%s roles %q, %q", fanoutReplicas, s[0].Role, s[1].Role)
+	}
+	if s := rep.Setups[1].Servers; len(s) == replicas && (s[0].Role != "moves and watchers" || s[0].CPUUsPerEvent <= 0) {
+		t.Errorf("%s replica 0: %+v", fanoutSingle, s[0])
+	}
+}
+
+// A replica that exits during the run fails it, exit 1, naming the
+// replica, not only the watchers' errors it causes.
+func TestFanoutReplicaExitFails(t *testing.T) {
+	dsn := fanoutDSN(t)
+	// Each replica is ended (SIGTERM) 5 s after it starts.
+	wrapper := filepath.Join(t.TempDir(), "damone")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec timeout 5 "+serverBin+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("fanout", "--server-bin", wrapper, "--postgres-dsn", dsn, "--replicas", "2", "--watchers", "4", "--games", "2",
+		"--duration", "6s", "--rounds", "1", "--warmup", "0s", "--drain", "1s")
+	if code != 1 || !strings.Contains(errOut, "replica 0 (pid ") || !strings.Contains(errOut, "exited") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 naming replica 0 as exited\n%s", code, errOut, out)
+	}
+}
+
+// Events lost or duplicated, no events, or errors fail the run.
+func TestFanoutFailures(t *testing.T) {
+	ok := func() *watchResult { return &watchResult{Events: 100, Moves: 4, Seconds: 1} }
+	lost, dup, none, errs := ok(), ok(), ok(), ok()
+	lost.Lost = 3
+	dup.Duplicated = 1
+	none.Events = 0
+	errs.Errors, errs.FirstError = 2, "boom"
+	for _, c := range []struct {
+		watch *watchResult
+		want  string
+	}{
+		{ok(), ""},
+		{lost, "single: 3 event(s) lost, 0 duplicated"},
+		{dup, "single: 0 event(s) lost, 1 duplicated"},
+		{none, "single: no event delivered in 1.00s (4 moves)"},
+		{errs, "single: 2 error(s), first: boom"},
+	} {
+		rep := &fanoutReport{Setups: []*fanoutSetup{{Setup: fanoutReplicas, Watch: ok()}, {Setup: fanoutSingle, Watch: c.watch}}}
+		if got := strings.Join(rep.failures(), "; "); got != c.want {
+			t.Errorf("failures = %q, want %q", got, c.want)
+		}
+	}
+}
