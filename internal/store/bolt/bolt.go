@@ -50,6 +50,7 @@ type Store struct {
 	db     *bbolt.DB
 	games  atomic.Int64 // games held: Count without walking the file
 	heads  *heads       // decoded records of recent games (heads.go)
+	fill   *filler      // the committer's (fill.go)
 	writes chan *write
 	quit   chan struct{}
 	done   chan struct{}
