@@ -14,9 +14,11 @@ import (
 // 4 KiB page written and fdatasync'd, where the page's block is already
 // written (overwrite), in a hole left by ftruncate (how bbolt grows its
 // file), allocated but unwritten (fallocate), or past the end (append);
-// and bbolt's commit of one page, two writes each followed by a sync
-// (data, then meta). The embedded store's time per move alone cannot be
-// below its sync's.
+// and bbolt's commit of one page (commit-1) and of five scattered pages
+// (commit-5, a move's commit alone writes five or six) and 200 (commit-200,
+// a group of 64 games' moves writes about that many), overwritten: the
+// data pages, a sync, the meta page, a sync. The embedded store's time per
+// move alone cannot be below its commit's.
 func BenchmarkDiskSync(b *testing.B) {
 	const page = 4096
 	const span = 64 << 20 // enough fresh blocks for every op of a run
@@ -38,7 +40,7 @@ func BenchmarkDiskSync(b *testing.B) {
 		"fallocate": func(f *os.File) error { return syscall.Fallocate(int(f.Fd()), 0, 0, span) },
 		"append":    func(*os.File) error { return nil },
 	}
-	for _, name := range []string{"overwrite", "hole", "fallocate", "append", "commit"} {
+	for _, name := range []string{"overwrite", "hole", "fallocate", "append", "commit-1", "commit-5", "commit-200"} {
 		b.Run(name, func(b *testing.B) {
 			f, err := os.Create(filepath.Join(b.TempDir(), "sync"))
 			if err != nil {
@@ -46,7 +48,16 @@ func BenchmarkDiskSync(b *testing.B) {
 			}
 			defer f.Close()
 			prep := setup[name]
-			if name == "commit" {
+			pages := 0
+			switch name {
+			case "commit-1":
+				pages = 1
+			case "commit-5":
+				pages = 5
+			case "commit-200":
+				pages = 200
+			}
+			if pages > 0 {
 				prep = setup["overwrite"]
 			}
 			if err := prep(f); err != nil {
@@ -58,18 +69,21 @@ func BenchmarkDiskSync(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				off := int64(i) * page
-				switch name {
-				case "overwrite":
+				if name == "overwrite" {
 					off = int64(i%1000+2) * page
-				case "commit":
-					off = int64(i%1000+2) * page
-					if _, err := f.WriteAt(buf, off); err != nil {
-						b.Fatal(err)
+				}
+				if pages > 0 {
+					for j := range pages {
+						// pages spread over the 4 MiB written, as a tree's are
+						off = int64((i*pages+j)*197%1000+2) * page
+						if _, err := f.WriteAt(buf, off); err != nil {
+							b.Fatal(err)
+						}
 					}
 					if err := syscall.Fdatasync(int(f.Fd())); err != nil {
 						b.Fatal(err)
 					}
-					off = int64(i%2) * page
+					off = int64(i%2) * page // the meta page
 				}
 				if off >= span {
 					b.Fatalf("op %d past the %d bytes set up", i, span)
