@@ -7,8 +7,8 @@ import (
 // Blocks written ahead. bbolt grows its file with ftruncate, which leaves
 // a hole past its last page: a commit's first write into the hole
 // allocates a block, and that commit's fdatasync must then commit the
-// file system's journal too, many times a sync that only overwrites
-// written blocks (BenchmarkDiskSync: hole against overwrite). A store
+// file system's journal too: 1.7 to 3.8 times a sync that only overwrites
+// written blocks, on the disk measured (BenchmarkDiskSync). A store
 // that grows a page every few moves pays it every few commits. So the
 // committer keeps zeros written and synced ahead of bbolt's last page:
 // commits then land on allocated blocks, and bbolt, finding its file long
