@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	bbolt "go.etcd.io/bbolt"
+
 	"github.com/damone-rules/damone/internal/games"
 	"github.com/damone-rules/damone/internal/store/storetest"
 )
@@ -31,6 +33,13 @@ func BenchmarkCreateGame(b *testing.B) {
 	}, func(s games.Store, fast bool) { s.(*Store).db.NoSync = fast })
 }
 
+// txID is the last committed transaction's id: one more per commit.
+func (s *Store) txID() int {
+	var id int
+	s.db.View(func(tx *bbolt.Tx) error { id = tx.ID(); return nil })
+	return id
+}
+
 func BenchmarkConcurrentMoves(b *testing.B) {
 	for _, n := range []int{1, 64} {
 		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) {
@@ -39,7 +48,13 @@ func BenchmarkConcurrentMoves(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
+			tx0, st0 := s.txID(), s.db.Stats().TxStats
 			storetest.BenchConcurrentMoves(b, s, n)
+			st := s.db.Stats().TxStats
+			moves := float64(b.N)
+			// What a move costs the disk: commits (two syncs each) and page writes.
+			b.ReportMetric(float64(s.txID()-tx0)/moves, "commits/move")
+			b.ReportMetric(float64(st.GetWrite()-st0.GetWrite())/moves, "pagewrites/move")
 		})
 	}
 }

@@ -50,6 +50,7 @@ type Store struct {
 	db     *bbolt.DB
 	games  atomic.Int64 // games held: Count without walking the file
 	heads  *heads       // decoded records of recent games (heads.go)
+	fill   *filler      // the committer's (fill.go)
 	writes chan *write
 	quit   chan struct{}
 	done   chan struct{}
@@ -84,7 +85,7 @@ func Open(dir string) (*Store, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, OpenFile: openExisting})
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockWait, OpenFile: openExisting, FreelistType: bbolt.FreelistMapType})
 	if errors.Is(err, bbolt.ErrTimeout) {
 		return nil, locked
 	}
@@ -471,7 +472,7 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 		if cur == nil {
 			return games.ErrNotFound
 		}
-		stored, err := s.heads.decode(g.ID, cur)
+		stored, err := s.heads.peek(g.ID, cur) // read only
 		if err != nil {
 			return err
 		}

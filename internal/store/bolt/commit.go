@@ -36,7 +36,7 @@ var errClosed = errors.New("embedded store: closed")
 // start returns the store on db, which holds games games, with its
 // committer running.
 func start(db *bbolt.DB, games int) *Store {
-	s := &Store{db: db, heads: newHeads(), writes: make(chan *write), quit: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: db, heads: newHeads(), fill: newFiller(db.Path()), writes: make(chan *write), quit: make(chan struct{}), done: make(chan struct{})}
 	s.games.Store(int64(games))
 	go s.commitLoop()
 	return s
@@ -66,6 +66,7 @@ func (s *Store) stop() {
 
 func (s *Store) commitLoop() {
 	defer close(s.done)
+	defer s.fill.close()
 	group := make([]*write, 0, maxGroup)
 	for {
 		select {
@@ -102,6 +103,7 @@ func (e *groupFailed) Error() string { return e.err.Error() }
 func (s *Store) commit(group []*write) {
 	errs := make([]error, len(group))
 	err := s.db.Update(func(tx *bbolt.Tx) error {
+		s.fill.ahead(tx.Size())
 		for i, w := range group {
 			if err := w.fn(tx); err != nil {
 				if !refusal(err) {
