@@ -27,7 +27,8 @@ import (
 // as before (lock_timeout). A batch that fails in the database (a unique
 // violation: a request id already recorded, a sequence number already
 // used) wrote nothing, so each of its writes runs alone too, and only the
-// one at fault gets its error (ErrDuplicateRequest, ErrConflict).
+// one at fault gets its error (ErrDuplicateRequest, ErrConflict). Any
+// other failure of a batch is each of its writes' (the outcome unknown).
 //
 // Each replica lets one change of a game at a time through (gates), and a
 // change leaves its gate only once its write's outcome is known, so a
@@ -251,10 +252,8 @@ func (s *Store) writeBatch(batch []*pendingWrite) {
 			err = errors.New("postgres store: a batch answered for fewer writes than it had")
 		}
 	}
-	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &pe):
-		// The database refused the statement: nothing of it was written.
+	case refusedBatch(err):
 		for _, w := range live {
 			w.done <- errAlone
 		}
@@ -279,6 +278,21 @@ func (s *Store) writeBatch(batch []*pendingWrite) {
 			}
 		}
 	}
+}
+
+// refusedBatch reports whether err is the database's refusal of a
+// batch's statement while it ran (a unique violation, or another
+// integrity or data error of one of its writes): then nothing of it was
+// committed, and each write can run alone. Any other error (the
+// connection lost, the session ended, the call cancelled) may have come
+// after the commit, so its writes' outcome is unknown.
+func refusedBatch(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+		return false
+	}
+	class := pe.Code[:2]
+	return class == "22" || class == "23"
 }
 
 func text(s *string) pgtype.Text {
