@@ -152,3 +152,40 @@ func TestFailedBatchFailsOnlyTheWriteAtFault(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneLockedWriteHoldsUpNoBatch: writes alone in their batches, to
+// games whose rows another session holds (one per committer), do not
+// hold up the committers: another game's write made meanwhile returns at
+// once.
+func TestLoneLockedWriteHoldsUpNoBatch(t *testing.T) {
+	dsn := freshDSN(t)
+	s := open(t, dsn)
+	ctx := context.Background()
+	cold := create(t, s, "cold", time.Time{})
+	hotDone := make(chan error, committers)
+	var releases []func()
+	for i := range committers {
+		id := fmt.Sprintf("hot%d", i)
+		hot := create(t, s, id, time.Time{})
+		releases = append(releases, lockRow(t, dsn, id))
+		go func() { hotDone <- s.Update(ctx, next(hot), nil, nil) }()
+		time.Sleep(100 * time.Millisecond) // in (or past) its own batch
+	}
+	start := time.Now()
+	err := s.Update(ctx, next(cold), nil, nil)
+	took := time.Since(start)
+	for _, release := range releases {
+		release()
+	}
+	if err != nil {
+		t.Fatalf("the other game's write: %v", err)
+	}
+	if took > time.Second {
+		t.Errorf("the other game's write took %v while %d locked games' writes waited", took, committers)
+	}
+	for range committers {
+		if err := <-hotDone; err != nil {
+			t.Errorf("a locked game's write, once released: %v", err)
+		}
+	}
+}
