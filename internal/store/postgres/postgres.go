@@ -1,7 +1,9 @@
 // Package postgres is the cluster game store: PostgreSQL through pgx,
-// shared by every replica. Each change is one transaction that checks the
-// game's version, so two replicas can never both play the same ply;
-// request ids are rows, so a retry on any replica changes nothing twice.
+// shared by every replica. Each change is written only at the version it
+// was made on, so two replicas can never both play the same ply (a
+// replica writes the changes waiting at once in one transaction:
+// commit.go); request ids are rows, so a retry on any replica changes
+// nothing twice.
 // Events are rows with a per-game sequence, and every commit sends a
 // NOTIFY so the other replicas wake their watchers, who always read the
 // events from the table: a lost notification delays nothing for long and
@@ -288,8 +290,8 @@ func (s *Store) List(ctx context.Context, q games.ListQuery) ([]*games.Game, err
 	return out, rows.Err()
 }
 
-// updateGame is Update's one statement, so one round trip and its own
-// (implicit) transaction: PostgreSQL commits it before it answers, and a
+// updateGame is the statement of a change written alone (updateAlone),
+// so one round trip and its own (implicit) transaction: PostgreSQL commits it before it answers, and a
 // failing part rolls all of it back. The game's row is written only at
 // the version the caller read ($7); the request id ($9, NULL: none) and
 // the events (seqs $11, records $12) go in only with it; a request id
