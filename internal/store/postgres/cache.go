@@ -17,8 +17,10 @@ import (
 // Every read other than GetStale still goes to the database.
 
 // cachedGames bounds the copies (the least recently used go first): the
-// games a replica plays at once, with room.
-const cachedGames = 8192
+// games a replica plays at once, with room. A copy is at most about 7 KB
+// (Recent: up to the no-progress limit's 80 positions of 80 bytes), so
+// the cache stays under about 30 MB.
+const cachedGames = 4096
 
 type gameCache struct {
 	mu  sync.Mutex

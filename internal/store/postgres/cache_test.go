@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
@@ -148,5 +149,30 @@ func TestStaleCopyLosesNoMove(t *testing.T) {
 		if kinds[i] != want[i] {
 			t.Fatalf("stored events %v, want %v", kinds, want)
 		}
+	}
+}
+
+// TestGameCacheKeepsTheLatestCopy: a copy older than the one kept does
+// not replace it (a read and a write of the game finish in either
+// order), a copy handed out is the caller's to change, and a dropped game
+// is gone.
+func TestGameCacheKeepsTheLatestCopy(t *testing.T) {
+	c := newGameCache(2)
+	g, _ := clockGame(t, "g", time.Time{})
+	v3 := g.Clone()
+	v3.Version, v3.Plies = 3, 2
+	c.put(v3)
+	c.put(g) // version 1, read before v3 was written
+	got := c.get("g")
+	if got == nil || got.Version != 3 || got.Plies != 2 {
+		t.Fatalf("cached copy %+v, want version 3 at ply 2", got)
+	}
+	got.Version, got.Recent = 99, append(got.Recent, got.Position)
+	if again := c.get("g"); again.Version != 3 || len(again.Recent) != 0 {
+		t.Errorf("a change to a handed-out copy reached the cache: version %d, %d recent", again.Version, len(again.Recent))
+	}
+	c.drop("g")
+	if got := c.get("g"); got != nil {
+		t.Errorf("dropped game still cached at version %d", got.Version)
 	}
 }
