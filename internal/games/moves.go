@@ -78,16 +78,45 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 	if r.Token == "" {
 		return nil, errMissingToken
 	}
+	// A store's cached copy (StaleGetter) saves the read, and may be
+	// stale: a move played on it is refused by Update's version check
+	// (then the game is read again), and any other answer it would give
+	// is confirmed on a fresh read first (confirm), so a client gets only
+	// answers a fresh read gives.
+	stale, _ := s.store.(StaleGetter)
+	fresh := stale == nil
 	for attempt := 1; ; attempt++ {
-		g, err := s.store.Get(ctx, r.GameID)
+		var (
+			g      *Game
+			cached bool
+			err    error
+		)
+		if fresh {
+			g, err = s.store.Get(ctx, r.GameID)
+		} else {
+			g, cached, err = stale.GetStale(ctx, r.GameID)
+		}
 		if err != nil {
 			return nil, storeError(err)
+		}
+		// confirm reports whether this round's answer came from a cached
+		// copy: the next round reads the game fresh and decides again.
+		confirm := func() bool {
+			if cached {
+				fresh = true
+				attempt--
+				return true
+			}
+			return false
 		}
 		// The token alone decides the side: whose piece the move names is
 		// for the rules to judge (ILLEGAL_MOVE or NOT_YOUR_TURN), after the
 		// replay and the preconditions, never PERMISSION_DENIED.
 		side, err := authorize(g, r.Token)
 		if err != nil {
+			if confirm() {
+				continue
+			}
 			return nil, err
 		}
 		// Request ids are the client's, so each side has its own: a side
@@ -98,6 +127,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		if r.RequestID != "" {
 			reqID = side.String() + "/" + r.RequestID
 			if res, err := s.replayRequest(ctx, g, r, reqID); res != nil || err != nil {
+				if confirm() {
+					continue
+				}
 				return res, err
 			}
 		}
@@ -112,6 +144,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			err = errClockDue
 		} else if err = checkExpectations(g, r); err == nil || planted("skip-precondition") {
 			res, events, err = s.play(g, side, r.Move)
+		}
+		if err != nil && confirm() {
+			continue
 		}
 		if errors.Is(err, errClockDue) {
 			if err := s.expire(ctx, g.ID); err != nil {
@@ -132,6 +167,9 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 		// A move that makes the engine move needs a place in its queue.
 		engineDone, err := s.reserveEngineMove(g)
 		if err != nil {
+			if confirm() {
+				continue
+			}
 			return nil, err
 		}
 		if planted("ack-before-commit") {
@@ -152,6 +190,8 @@ func (s *Service) makeMove(ctx context.Context, r MoveRequest) (*MoveResult, err
 			return res, nil
 		case errors.Is(err, ErrDuplicateRequest):
 			continue // a retry of ours landed first: answer as it did
+		case errors.Is(err, ErrConflict) && confirm():
+			continue // the cached copy was stale (the store dropped it)
 		case errors.Is(err, ErrConflict):
 			// Any change moves the etag, so an etag precondition is lost;
 			// an expected ply is checked again on the new state, since a

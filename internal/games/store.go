@@ -162,18 +162,50 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
+// StaleGetter is implemented by stores that keep recently used games in
+// memory (a replica's copies of a shared database's games). GetStale
+// returns a copy of the game that the caller may change; cached reports
+// that it came from memory and may be older than the stored game (a
+// version another replica has since replaced), and is false when it was
+// read from the store as Get reads it. Only a change checked by Update's
+// version may rest on a cached copy: Update refuses a stale one with
+// ErrConflict, and an answer decided on one must be confirmed on a Get.
+type StaleGetter interface {
+	GetStale(ctx context.Context, id string) (g *Game, cached bool, err error)
+}
+
 // Wrap returns w, a store that wraps s (to time or trace its calls), with
-// s's optional abilities (Notifier, Pinger) and no others.
+// s's optional abilities (Notifier, Pinger, StaleGetter) and no others.
 func Wrap(s, w Store) Store {
 	n, notifies := s.(Notifier)
 	p, pings := s.(Pinger)
+	c, caches := s.(StaleGetter)
 	switch {
+	case notifies && pings && caches:
+		return struct {
+			Store
+			Notifier
+			Pinger
+			StaleGetter
+		}{w, n, p, c}
 	case notifies && pings:
 		return struct {
 			Store
 			Notifier
 			Pinger
 		}{w, n, p}
+	case notifies && caches:
+		return struct {
+			Store
+			Notifier
+			StaleGetter
+		}{w, n, c}
+	case pings && caches:
+		return struct {
+			Store
+			Pinger
+			StaleGetter
+		}{w, p, c}
 	case notifies:
 		return struct {
 			Store
@@ -184,6 +216,11 @@ func Wrap(s, w Store) Store {
 			Store
 			Pinger
 		}{w, p}
+	case caches:
+		return struct {
+			Store
+			StaleGetter
+		}{w, c}
 	}
 	return w
 }

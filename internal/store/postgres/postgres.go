@@ -1,7 +1,9 @@
 // Package postgres is the cluster game store: PostgreSQL through pgx,
-// shared by every replica. Each change is one transaction that checks the
-// game's version, so two replicas can never both play the same ply;
-// request ids are rows, so a retry on any replica changes nothing twice.
+// shared by every replica. Each change is written only at the version it
+// was made on, so two replicas can never both play the same ply (a
+// replica writes the changes waiting at once in one transaction:
+// commit.go); request ids are rows, so a retry on any replica changes
+// nothing twice.
 // Events are rows with a per-game sequence, and every commit sends a
 // NOTIFY so the other replicas wake their watchers, who always read the
 // events from the table: a lost notification delays nothing for long and
@@ -55,9 +57,11 @@ const (
 
 // Store is a games.Store on PostgreSQL.
 type Store struct {
-	pool  *pgxpool.Pool
-	dsn   string
-	gates gates
+	pool   *pgxpool.Pool
+	dsn    string
+	gates  gates
+	cache  *gameCache // cache.go
+	commit *committer // commit.go
 }
 
 var _ games.Store = (*Store)(nil)
@@ -84,11 +88,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	s := &Store{pool: pool, dsn: dsn, gates: gates{m: map[string]*gate{}}}
+	s := &Store{pool: pool, dsn: dsn, gates: gates{m: map[string]*gate{}}, cache: newGameCache(cachedGames)}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	s.startCommitters()
 	return s, nil
 }
 
@@ -107,8 +112,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
+// Close ends the committers, once their batches under way are done, and
+// closes the pool.
 func (s *Store) Close() error {
+	s.stopCommitters()
 	s.pool.Close()
 	return nil
 }
@@ -135,7 +142,7 @@ func (s *Store) CreateRequested(ctx context.Context, g *games.Game, events []gam
 			return err
 		}
 	}
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO games (id, version, last_event, finished, record, created_at, updated_at, deadline)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.Version, g.LastEvent, g.Over(), data, g.CreateTime, g.UpdateTime, deadline(g))
 		if isUniqueViolation(err) {
@@ -158,6 +165,10 @@ func (s *Store) CreateRequested(ctx context.Context, g *games.Game, events []gam
 		}
 		return insertEvents(ctx, tx, g.ID, events)
 	})
+	if err == nil {
+		s.cache.put(g)
+	}
+	return err
 }
 
 func (s *Store) CreateRequest(ctx context.Context, key string) (games.CreateRecord, error) {
@@ -208,7 +219,11 @@ func (s *Store) Get(ctx context.Context, id string) (*games.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	return games.DecodeGame(data)
+	g, err := games.DecodeGame(data)
+	if err == nil {
+		s.cache.put(g)
+	}
+	return g, err
 }
 
 // listMoves is the column of List's query that reads a page's moves with
@@ -275,8 +290,8 @@ func (s *Store) List(ctx context.Context, q games.ListQuery) ([]*games.Game, err
 	return out, rows.Err()
 }
 
-// updateGame is Update's one statement, so one round trip and its own
-// (implicit) transaction: PostgreSQL commits it before it answers, and a
+// updateGame is the statement of a change written alone (updateAlone),
+// so one round trip and its own (implicit) transaction: PostgreSQL commits it before it answers, and a
 // failing part rolls all of it back. The game's row is written only at
 // the version the caller read ($7); the request id ($9, NULL: none) and
 // the events (seqs $11, records $12) go in only with it; a request id
@@ -302,47 +317,85 @@ const updateGame = `WITH u AS (
 SELECT (SELECT count(*) FROM u) > 0, (SELECT count(*) FROM r) + (SELECT count(*) FROM e) + (SELECT count(*) FROM n),
 	EXISTS (SELECT 1 FROM games WHERE id = $1)`
 
+// Update writes g as a batch's part (commit.go), or alone when its batch
+// could not (updateAlone), and keeps the committed g as this replica's
+// copy of the game (cache.go).
 func (s *Store) Update(ctx context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
-	data, err := games.EncodeGame(g)
+	p, err := encodeWrite(g, events, req)
 	if err != nil {
 		return err
-	}
-	var reqID, reqData any
-	if req != nil {
-		rdata, err := games.EncodeRequest(req)
-		if err != nil {
-			return err
-		}
-		reqID, reqData = req.RequestID, string(rdata)
-	}
-	seqs, recs := make([]int64, len(events)), make([]string, len(events))
-	for i := range events {
-		data, err := games.EncodeEvent(&events[i])
-		if err != nil {
-			return err
-		}
-		seqs[i], recs[i] = events[i].Sequence, string(data)
-	}
-	var payload any
-	if len(events) > 0 {
-		payload = g.ID + " " + strconv.FormatInt(events[len(events)-1].Sequence, 10)
 	}
 	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
 	defer cancel()
 	// One change of a game at a time per replica: they would queue on its
 	// row lock anyway, and each waiting there holds a pooled connection,
-	// so one locked game would starve the replica's other games.
+	// so one locked game would starve the replica's other games. A batch
+	// holds at most one write of a game (commit.go).
 	leave, err := s.gates.enter(ctx, g.ID)
 	if err != nil {
 		return err
 	}
+	// The gate is left once the write's outcome is known, even when ctx
+	// ends first.
+	detached, err := s.submit(&pendingWrite{ctx: ctx, g: g, p: p, done: make(chan error, 1)}, leave)
+	if detached {
+		return err
+	}
 	defer leave()
+	if !errors.Is(err, errAlone) {
+		return err
+	}
+	err = s.updateAlone(ctx, p)
+	switch {
+	case err == nil:
+		s.cache.put(g)
+	case errors.Is(err, games.ErrNotFound), errors.Is(err, games.ErrDuplicateRequest):
+	default:
+		s.cache.drop(g.ID) // refused as stale, or the outcome is unknown
+	}
+	return err
+}
+
+// encodeWrite encodes Update's change.
+func encodeWrite(g *games.Game, events []games.Event, req *games.RequestRecord) (*writeParams, error) {
+	data, err := games.EncodeGame(g)
+	if err != nil {
+		return nil, err
+	}
+	p := &writeParams{id: g.ID, version: g.Version, lastEvent: g.LastEvent, finished: g.Over(), record: string(data),
+		updated: g.UpdateTime, deadline: deadline(g)}
+	if req != nil {
+		rdata, err := games.EncodeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		id, rec := req.RequestID, string(rdata)
+		p.reqID, p.reqRecord = &id, &rec
+	}
+	p.seqs, p.recs = make([]int64, len(events)), make([]string, len(events))
+	for i := range events {
+		data, err := games.EncodeEvent(&events[i])
+		if err != nil {
+			return nil, err
+		}
+		p.seqs[i], p.recs[i] = events[i].Sequence, string(data)
+	}
+	if len(events) > 0 {
+		payload := g.ID + " " + strconv.FormatInt(events[len(events)-1].Sequence, 10)
+		p.payload = &payload
+	}
+	return p, nil
+}
+
+// updateAlone writes one change in its own statement (updateGame), which
+// waits on the game's row lock as long as lock_timeout allows.
+func (s *Store) updateAlone(ctx context.Context, p *writeParams) error {
 	var (
 		written, exists bool
 		parts           int64
 	)
-	err = s.pool.QueryRow(ctx, updateGame, g.ID, g.Version, g.LastEvent, g.Over(), data, g.UpdateTime, g.Version-1, deadline(g),
-		reqID, reqData, seqs, recs, payload).Scan(&written, &parts, &exists)
+	err := s.pool.QueryRow(ctx, updateGame, p.id, p.version, p.lastEvent, p.finished, p.record, p.updated, p.version-1, p.deadline,
+		p.reqID, p.reqRecord, p.seqs, p.recs, p.payload).Scan(&written, &parts, &exists)
 	var pe *pgconn.PgError
 	switch {
 	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "move_requests":
