@@ -132,3 +132,44 @@ func TestLostNotificationIsPolledOnceForAllWatchers(t *testing.T) {
 		t.Errorf("the store's log was read %d times to bring %d watchers a commit whose notification was lost, want once", n, watchers)
 	}
 }
+
+// The relay keeps where it read each watched game's log up to, and
+// forgets a game once it has no watchers here, even if no notification
+// of it comes again (a game over): its memory follows the games watched
+// now, not every game ever watched.
+func TestRelayForgetsUnwatchedGames(t *testing.T) {
+	store := &sharedStore{MemoryStore: NewMemoryStore(), listened: make(chan func(string, int64), 1)}
+	svc := NewService(store, Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &relay{s: svc, ctx: ctx, read: map[string]int64{}}
+	const period = 20 * time.Millisecond
+	go r.poll(period)
+	size := func() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.read) }
+	const n = 5
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range n {
+		g, _, err := svc.Create(ctx, engine.DefaultVariant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { _ = svc.Watch(wctx, g.ID, 1, func(*Event) error { return nil }) })
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for size() < n && time.Now().Before(deadline) {
+		time.Sleep(period)
+	}
+	if got := size(); got != n {
+		t.Fatalf("the relay holds %d games while %d are watched", got, n)
+	}
+	stop()
+	wg.Wait()
+	left := time.Now()
+	for size() > 0 && time.Now().Before(deadline) {
+		time.Sleep(period)
+	}
+	if got := size(); got != 0 {
+		t.Errorf("the relay still holds %d games %v after their watchers left (polled every %v)", got, time.Since(left), period)
+	}
+}

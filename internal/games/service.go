@@ -206,6 +206,20 @@ func (r *relay) poll(period time.Duration) {
 		for _, id := range r.s.hub.games() {
 			r.pollGame(id)
 		}
+		r.forget()
+	}
+}
+
+// forget drops what was read of the games with no watchers here: notify
+// drops a game only when a notification of it comes, and a game over gets
+// none.
+func (r *relay) forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id := range r.read {
+		if !r.s.hub.watched(id) {
+			delete(r.read, id)
+		}
 	}
 }
 
