@@ -18,6 +18,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/damone-rules/damone/internal/cli"
 )
 
@@ -103,6 +105,9 @@ error, or a replica exits.`)
 	case cfg.drain <= 0:
 		return cli.Usagef("--drain %v: must be above 0", cfg.drain)
 	}
+	if err := checkDSN(cfg.postgresDSN); err != nil {
+		return err
+	}
 	var err error
 	if cfg.serverBin, err = findServerBin(cfg.serverBin); err != nil {
 		return err
@@ -121,6 +126,34 @@ error, or a replica exits.`)
 	}
 	if causes := rep.failures(); len(causes) > 0 {
 		return fmt.Errorf("fan-out not measured as it must be: %s", strings.Join(causes, "; "))
+	}
+	return nil
+}
+
+// checkDSN connects to the database at dsn once, so that a DSN that does
+// not parse (a usage error) or reaches no database fails the run naming
+// the flag, before any replica starts. Neither error shows the DSN: it
+// can hold the password, which pgx masks only where it can tell which
+// part is one.
+func checkDSN(dsn string) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		why := "unreadable"
+		// pgx's text is "cannot parse `DSN`: why"; keep the why.
+		if msg := err.Error(); strings.Contains(msg, "`: ") {
+			why = msg[strings.LastIndex(msg, "`: ")+len("`: "):]
+		}
+		return cli.Usagef("--postgres-dsn: not a PostgreSQL URL or keyword/value string (not shown: it can hold the password): %s", why)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		err = conn.Ping(ctx)
+		conn.Close(context.Background())
+	}
+	if err != nil {
+		return fmt.Errorf("--postgres-dsn: cannot reach the database: %w", err)
 	}
 	return nil
 }

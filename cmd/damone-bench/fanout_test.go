@@ -125,3 +125,29 @@ func TestFanoutFailures(t *testing.T) {
 		}
 	}
 }
+
+// A --postgres-dsn that does not parse is a usage error (exit 2), and
+// one that reaches no database fails the run (exit 1) before any replica
+// starts; either way the message names the flag, never the password.
+func TestFanoutBadDSN(t *testing.T) {
+	needServer(t)
+	for _, c := range []struct {
+		dsn  string
+		code int
+		want string
+	}{
+		{"not a dsn", 2, "--postgres-dsn: "},
+		{"postgres://bench:s3cret@127.0.0.1:notaport/db", 2, "--postgres-dsn: "},
+		{"postgres://bench:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=3", 1, "--postgres-dsn: cannot reach the database: "},
+	} {
+		start := time.Now()
+		out, errOut, code := runCLI("fanout", "--server-bin", serverBin, "--postgres-dsn", c.dsn, "--replicas", "2", "--watchers", "4", "--games", "2",
+			"--duration", "1s", "--rounds", "1", "--warmup", "0s", "--drain", "1s")
+		if code != c.code || !strings.Contains(errOut, c.want) || strings.Contains(errOut+out, "s3cret") {
+			t.Errorf("--postgres-dsn %q: exit %d, stderr %q; want exit %d, %q, and no password", c.dsn, code, errOut, c.code, c.want)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("--postgres-dsn %q: answered after %v", c.dsn, took)
+		}
+	}
+}
