@@ -31,9 +31,11 @@ type filler struct {
 }
 
 // newFiller opens the store file at path for writing zeros; on failure it
-// returns a filler that does nothing.
+// returns a filler that does nothing. It opens the path after bbolt has,
+// so, as bbolt's own open (openExisting), it refuses at once anything but
+// a regular file put in the file's place meanwhile.
 func newFiller(path string) *filler {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := openExisting(path, os.O_WRONLY, 0)
 	if err != nil {
 		return &filler{}
 	}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -94,5 +96,27 @@ func TestCommitsLandOnWrittenBlocks(t *testing.T) {
 	}
 	if int64(backup.Len()) != end {
 		t.Fatalf("the backup is %d bytes; want the %d bytes of the store's pages, not the tail", backup.Len(), end)
+	}
+}
+
+// The filler opens the store's path a second time, after bbolt has: if
+// something other than a regular file has taken its place meanwhile (a
+// named pipe, whose opening for writing waits for a reader), the filler
+// does nothing instead of blocking the store's start or writing into it.
+func TestFillerRefusesWhatIsNotAFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan *filler, 1)
+	go func() { got <- newFiller(path) }()
+	select {
+	case fl := <-got:
+		if fl.f != nil {
+			fl.close()
+			t.Errorf("the filler opened the named pipe at %s for writing", path)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("newFiller is still opening a named pipe after 2 s: the store's start blocks")
 	}
 }
