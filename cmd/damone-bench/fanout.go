@@ -61,7 +61,8 @@ receiving its move_played event; both instants on this machine's clock),
 MakeMove latency, events lost and duplicated (after the last move every
 watcher must receive its game's whole log within --drain), and each
 replica's CPU per event delivered (/proc/PID/stat). It exits 1 naming the
-cause when a setup delivers no event, loses or duplicates one, has an
+cause when --postgres-dsn reaches no database (tried before any replica
+starts), a setup delivers no event, loses or duplicates one, has an
 error, or a replica exits.`)
 	var cfg fanoutConfig
 	fs.StringVar(&cfg.serverBin, "server-bin", "", "the damone binary to run (default: damone next to damone-bench, else on PATH)")
