@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -249,6 +250,11 @@ func checkRequestID(id string) error {
 	}
 	if !utf8.ValidString(id) {
 		return invalid("request_id", "request_id is not valid UTF-8")
+	}
+	// PostgreSQL's text cannot hold U+0000, so one store would refuse what
+	// another keeps: every store refuses it here, alike.
+	if i := strings.IndexByte(id, 0); i >= 0 {
+		return invalid("request_id", "request_id holds U+0000 (NUL) at byte %d; it may not", i)
 	}
 	return nil
 }

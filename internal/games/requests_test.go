@@ -239,7 +239,7 @@ func TestReplayOfLegacyRecord(t *testing.T) {
 }
 
 // docs/api.md and game_service.proto: a request id is at most 64 bytes of
-// UTF-8; longer, or not UTF-8, is INVALID_ARGUMENT on request_id, before
+// UTF-8 without U+0000; longer, not UTF-8 or with U+0000, is INVALID_ARGUMENT on request_id, before
 // any other check, and nothing is played.
 func TestRequestIDBounds(t *testing.T) {
 	ctx := context.Background()
@@ -257,6 +257,7 @@ func TestRequestIDBounds(t *testing.T) {
 		"33 characters, 66 bytes":      {Token: tok.Red, RequestID: strings.Repeat("é", 33)},
 		"not UTF-8":                    {Token: tok.Red, RequestID: "r\xff\xfe"},
 		"a cut UTF-8 sequence":         {Token: tok.Red, RequestID: "é"[:1]},
+		"U+0000 (no PostgreSQL text)":  {Token: tok.Red, RequestID: "r\x00s"},
 		"not UTF-8, before no token":   {RequestID: "r\xff"},
 		"too long, before wrong token": {Token: "not-a-token", RequestID: strings.Repeat("a", 65)},
 	}

@@ -387,7 +387,7 @@ type MakeMoveRequest struct {
 	// An optional client-chosen ID that makes retries safe, preferably a
 	// UUID (e.g. `0b8f1c52-6a4e-4c1b-9d2e-7f3a5c9e1d20`): valid UTF-8 of at
 	// most 64 bytes (64 ASCII characters; fewer if some take more than one
-	// byte), else INVALID_ARGUMENT. IDs belong to the side whose token sends
+	// byte) without U+0000, else INVALID_ARGUMENT. IDs belong to the side whose token sends
 	// them: the other side's request with the same ID is a request of its
 	// own. One side's IDs on one game are one namespace for MakeMove,
 	// Resign, OfferDraw and AnswerDrawOffer: an ID one call used is another
