@@ -241,18 +241,7 @@ const updateSkipLocked = `WITH l AS (
 	UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6, deadline = $8
 	WHERE id = (SELECT id FROM l) AND version = $7
 	RETURNING id
-), r AS (
-	INSERT INTO move_requests (game_id, request_id, record)
-	SELECT id, $9, $10::jsonb FROM u WHERE $9::text IS NOT NULL
-	RETURNING 1
-), e AS (
-	INSERT INTO game_events (game_id, seq, record)
-	SELECT u.id, x.seq, x.rec::jsonb FROM u, unnest($11::bigint[], $12::text[]) AS x(seq, rec)
-	RETURNING 1
-), n AS (
-	SELECT pg_notify('` + Channel + `', $13) FROM u WHERE $13::text IS NOT NULL
-)
-SELECT (SELECT count(*) FROM u) > 0, (SELECT count(*) FROM r) + (SELECT count(*) FROM e) + (SELECT count(*) FROM n),
+), ` + updateParts + `,
 	EXISTS (SELECT 1 FROM games WHERE id = $1), EXISTS (SELECT 1 FROM games WHERE id = $1 AND version = $7)`
 
 // runBatch runs live's writes in one statement and returns their answers.

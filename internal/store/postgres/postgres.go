@@ -303,7 +303,14 @@ const updateGame = `WITH u AS (
 	UPDATE games SET version = $2, last_event = $3, finished = $4, record = $5, updated_at = $6, deadline = $8
 	WHERE id = $1 AND version = $7
 	RETURNING id
-), r AS (
+), ` + updateParts + `,
+	EXISTS (SELECT 1 FROM games WHERE id = $1)`
+
+// updateParts is what a one-game statement writes with the game's row u
+// (updateGame, updateSkipLocked): the request id, the events, the NOTIFY;
+// then the answer's first columns, written and the parts' count (the
+// counts make the database run n).
+const updateParts = `r AS (
 	INSERT INTO move_requests (game_id, request_id, record)
 	SELECT id, $9, $10::jsonb FROM u WHERE $9::text IS NOT NULL
 	RETURNING 1
@@ -314,8 +321,7 @@ const updateGame = `WITH u AS (
 ), n AS (
 	SELECT pg_notify('` + Channel + `', $13) FROM u WHERE $13::text IS NOT NULL
 )
-SELECT (SELECT count(*) FROM u) > 0, (SELECT count(*) FROM r) + (SELECT count(*) FROM e) + (SELECT count(*) FROM n),
-	EXISTS (SELECT 1 FROM games WHERE id = $1)`
+SELECT (SELECT count(*) FROM u) > 0, (SELECT count(*) FROM r) + (SELECT count(*) FROM e) + (SELECT count(*) FROM n)`
 
 // Update writes g as a batch's part (commit.go), or alone when its batch
 // could not (updateAlone), and keeps the committed g as this replica's
