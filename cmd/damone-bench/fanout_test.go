@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // fanoutDSN is a DSN of an empty schema of the test PostgreSQL
@@ -20,34 +17,7 @@ import (
 func fanoutDSN(t *testing.T) string {
 	t.Helper()
 	needServer(t)
-	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but DAMONE_TEST_POSTGRES_DSN is unset: run the tests with make test (scripts/test-postgres)")
-		}
-		t.Skip("DAMONE_TEST_POSTGRES_DSN unset; start a server with: eval \"$(scripts/test-postgres start)\"")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("bench_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
+	return pgtest.FreshDSN(t)
 }
 
 // checkFanout fails t unless both setups of a fanout report delivered

@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand"
 	"os"
@@ -25,6 +24,7 @@ import (
 
 	damonev1 "github.com/damone-rules/damone/gen/go/damone/v1"
 	"github.com/damone-rules/damone/internal/engine"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // replica is one running `damone serve` process of a test with several
@@ -153,31 +153,7 @@ func pickMove(t *testing.T, c damonev1.GameServiceClient, name string, rng *rand
 	return moves[rng.Intn(len(moves))].String(), g
 }
 
-func postgresDSN(t *testing.T) string {
-	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but DAMONE_TEST_POSTGRES_DSN is unset: run the tests with make test")
-		}
-		t.Skip("DAMONE_TEST_POSTGRES_DSN unset (make test starts a PostgreSQL)")
-	}
-	return freshDatabase(t, dsn)
-}
-
-// freshDatabase gives the test its own schema in the test database.
-func freshDatabase(t *testing.T, dsn string) string {
-	schema := fmt.Sprintf("e2e_%d", time.Now().UnixNano())
-	out, err := exec.Command("psql", dsn, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE SCHEMA "+schema).CombinedOutput()
-	if err != nil {
-		t.Fatalf("psql: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("psql", dsn, "-qc", "DROP SCHEMA "+schema+" CASCADE").Run() })
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
-}
+func postgresDSN(t *testing.T) string { return pgtest.FreshDSN(t) }
 
 func TestReplicasShareGamesAndEvents(t *testing.T) {
 	if testing.Short() {

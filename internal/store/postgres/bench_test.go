@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 	"github.com/damone-rules/damone/internal/store/storetest"
 )
 
@@ -14,7 +15,7 @@ import (
 // 100,000 stored games. The games are loaded with COPY, rows as Create
 // writes them, since creating 100,000 one by one takes minutes.
 func BenchmarkList(b *testing.B) {
-	storetest.BenchList(b, func(b *testing.B) games.Store { return open(b, freshDSN(b)) }, func(b *testing.B, st games.Store, held int) {
+	storetest.BenchList(b, func(b *testing.B) games.Store { return open(b, pgtest.FreshDSN(b)) }, func(b *testing.B, st games.Store, held int) {
 		s := st.(*Store)
 		ctx := context.Background()
 		var gameRows, eventRows [][]any

@@ -7,6 +7,7 @@ import (
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // staleReplica sets up two replicas (services on two stores on one
@@ -16,7 +17,7 @@ import (
 // and store, b's store, the game's tokens and its fresh state.
 func staleReplica(t *testing.T) (a *games.Service, sa, sb *Store, id string, tok games.Tokens, fresh *games.Game) {
 	t.Helper()
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	sa, sb = open(t, dsn), open(t, dsn)
 	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
 	ctx := context.Background()
@@ -107,7 +108,7 @@ func TestStaleCopyGivesNoFalseMismatch(t *testing.T) {
 // on the game as stored (declining the offer, as playing on does), not
 // lost or refused.
 func TestStaleCopyLosesNoMove(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	sa, sb := open(t, dsn), open(t, dsn)
 	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
 	ctx := context.Background()

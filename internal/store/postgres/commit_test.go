@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // offered is the next version of g with a draw offer by red and its
@@ -53,7 +54,7 @@ func batched(t *testing.T, s *Store, writes []func() error) ([]error, []time.Tim
 // unknown game (ErrNotFound), and a game whose row another session holds
 // (written once it is released, alone, not holding up the batch).
 func TestBatchAnswersEachWrite(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	s := open(t, dsn)
 	ctx := context.Background()
 	var gs []*games.Game
@@ -110,7 +111,7 @@ func TestBatchAnswersEachWrite(t *testing.T) {
 // database refuse the batch; each write then runs alone, so only those
 // two fail, with their own errors, and the others are written.
 func TestFailedBatchFailsOnlyTheWriteAtFault(t *testing.T) {
-	s := open(t, freshDSN(t))
+	s := open(t, pgtest.FreshDSN(t))
 	ctx := context.Background()
 	var gs []*games.Game
 	for i := range 4 {
@@ -158,7 +159,7 @@ func TestFailedBatchFailsOnlyTheWriteAtFault(t *testing.T) {
 // hold up the committers: another game's write made meanwhile returns at
 // once.
 func TestLoneLockedWriteHoldsUpNoBatch(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	s := open(t, dsn)
 	ctx := context.Background()
 	cold := create(t, s, "cold", time.Time{})

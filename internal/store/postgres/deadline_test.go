@@ -17,6 +17,7 @@ import (
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -74,7 +75,7 @@ func column(t *testing.T, s *Store, id string) *time.Time {
 }
 
 func TestDeadlineColumn(t *testing.T) {
-	s := open(t, freshDSN(t))
+	s := open(t, pgtest.FreshDSN(t))
 	ctx := context.Background()
 	east := time.FixedZone("UTC+2", 2*60*60)
 	tests := []struct {
@@ -145,7 +146,7 @@ func TestDeadlineColumn(t *testing.T) {
 }
 
 func TestDueBoundariesAndOrder(t *testing.T) {
-	s := open(t, freshDSN(t))
+	s := open(t, pgtest.FreshDSN(t))
 	ctx := context.Background()
 	create(t, s, "late", t0.Add(3*time.Second))
 	create(t, s, "odd", t0.Add(time.Microsecond+time.Nanosecond)) // column t0+2µs
@@ -193,7 +194,7 @@ func TestDueBoundariesAndOrder(t *testing.T) {
 // The migration fills the column of games that existed before it from
 // their records, rounding up as the store does.
 func TestMigrationFillsDeadlines(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	ctx := context.Background()
 	db, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -273,7 +274,7 @@ func TestMigrationFillsDeadlines(t *testing.T) {
 // PostgreSQL may switch to after five), on a table where most games are
 // over: with few games due, and with all live games due (after an outage).
 func TestDuePlanUsesIndex(t *testing.T) {
-	s := open(t, freshDSN(t))
+	s := open(t, pgtest.FreshDSN(t))
 	ctx := context.Background()
 	// 20,000 games, one in ten going on with a deadline t0 + i ms; the
 	// store does not read the records, so they are placeholders. (The
@@ -334,7 +335,7 @@ func TestDuePlanUsesIndex(t *testing.T) {
 // game exactly one succeeds, the other gets ErrConflict, and the game has
 // one ended event.
 func TestReplicasEndEachDueGameOnce(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	replicas := [2]*Store{open(t, dsn), open(t, dsn)}
 	ctx := context.Background()
 	const n = 20
@@ -439,7 +440,7 @@ func (f *flagCounter) GameFlagged(reason string, _ time.Duration) {
 // by whichever replica gets there first, with one ended event dated at
 // its deadline.
 func TestReplicaServicesEndEachGameOnce(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	var mu sync.Mutex
 	now := t0
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

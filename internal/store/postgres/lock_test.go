@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // lockRow holds game id's row locked (SELECT ... FOR UPDATE in an open
@@ -52,7 +53,7 @@ func next(g *games.Game) *games.Game {
 // changes of it wait than the pool has connections, and a read of another
 // game must still be answered at once, not when the waiters give up.
 func TestLockedGameHoldsUpNoOtherGame(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	s := open(t, dsn+"&pool_max_conns=4")
 	hot := create(t, s, "hot", time.Time{})
 	create(t, s, "cold", time.Time{})
@@ -105,7 +106,7 @@ func TestLockedGameHoldsUpNoOtherGame(t *testing.T) {
 // session's lock_timeout (here from the DSN), with lock_not_available,
 // rolled back, and its connection stays usable.
 func TestLockTimeout(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	s := open(t, dsn+"&lock_timeout=300ms&pool_max_conns=1")
 	hot := create(t, s, "hot", time.Time{})
 	lockRow(t, dsn, "hot")
@@ -128,7 +129,7 @@ func TestLockTimeout(t *testing.T) {
 // store's lock_timeout and idle_in_transaction_session_timeout; a DSN's
 // own values win.
 func TestSessionSettings(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	show := func(s *Store, name string) string {
 		var v string
 		if err := s.pool.QueryRow(context.Background(), "SHOW "+name).Scan(&v); err != nil {

@@ -3,63 +3,19 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 	"github.com/damone-rules/damone/internal/store/storetest"
 )
-
-// testDSN returns the DSN of the test server (scripts/test-postgres). CI
-// must provide one; elsewhere the tests skip without it.
-func testDSN(t testing.TB) string {
-	dsn := os.Getenv("DAMONE_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but DAMONE_TEST_POSTGRES_DSN is unset: .ci/run must start PostgreSQL (scripts/test-postgres)")
-		}
-		t.Skip("DAMONE_TEST_POSTGRES_DSN unset; start a server with: eval \"$(scripts/test-postgres start)\"")
-	}
-	return dsn
-}
-
-// freshDSN creates an empty schema and returns a DSN that uses it, so each
-// test starts from an empty database.
-func freshDSN(t testing.TB) string {
-	dsn := testDSN(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("t_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), dsn)
-		if err == nil {
-			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
-}
 
 func open(t testing.TB, dsn string) *Store {
 	s, err := Open(context.Background(), dsn)
@@ -71,20 +27,20 @@ func open(t testing.TB, dsn string) *Store {
 }
 
 func TestConformance(t *testing.T) {
-	testDSN(t)
-	storetest.Run(t, func(t *testing.T) games.Store { return open(t, freshDSN(t)) })
+	pgtest.DSN(t)
+	storetest.Run(t, func(t *testing.T) games.Store { return open(t, pgtest.FreshDSN(t)) })
 }
 
 func TestRequestIDs(t *testing.T) {
-	testDSN(t)
+	pgtest.DSN(t)
 	storetest.RunRequestIDs(t, func(t *testing.T) (games.Store, func() games.Store) {
-		dsn := freshDSN(t)
+		dsn := pgtest.FreshDSN(t)
 		return open(t, dsn), func() games.Store { return open(t, dsn) } // another replica, or a restart
 	})
 }
 
 func TestMigrationsAreIdempotent(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	open(t, dsn)
 	open(t, dsn) // a second replica starting applies nothing and fails nothing
 }
@@ -92,7 +48,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 // Two stores on one database stand for two replicas: a move through one
 // is seen by the other, and a notification reaches the other's listener.
 func TestReplicasShareGamesAndNotify(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	a, b := open(t, dsn), open(t, dsn)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -169,8 +125,8 @@ func TestUnreachableDatabaseFailsFast(t *testing.T) {
 // TestMigrationAddsCreateRequests upgrades a database of schema 3 (games
 // already in it) and then creates and replays a game under a request id.
 func TestMigrationAddsCreateRequests(t *testing.T) {
-	testDSN(t)
-	dsn := freshDSN(t)
+	pgtest.DSN(t)
+	dsn := pgtest.FreshDSN(t)
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {

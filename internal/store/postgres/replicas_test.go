@@ -15,6 +15,7 @@ import (
 
 	"github.com/damone-rules/damone/internal/engine"
 	"github.com/damone-rules/damone/internal/games"
+	"github.com/damone-rules/damone/internal/store/postgres/pgtest"
 )
 
 // Group commit and the cache of games under two replicas on one
@@ -35,7 +36,7 @@ func sideToken(g *games.Game, tok games.Tokens) string {
 // those moves and nothing else (no move lost after its acknowledgement,
 // none written twice).
 func TestReplicasRaceOnOneGame(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	sa, sb := open(t, dsn), open(t, dsn)
 	svcs := []*games.Service{games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)}
 	ctx := context.Background()
@@ -132,7 +133,7 @@ func TestReplicasRaceOnOneGame(t *testing.T) {
 // move) sent to both replicas at once, on many games: both answer it as
 // played, with the same move event, and the move is stored once.
 func TestRequestReplaysAcrossReplicas(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	sa, sb := open(t, dsn), open(t, dsn)
 	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
 	ctx := context.Background()
@@ -205,7 +206,7 @@ CREATE TRIGGER slow_event BEFORE INSERT ON game_events FOR EACH ROW EXECUTE FUNC
 func TestCallerLeavesMidBatch(t *testing.T) {
 	for _, where := range []string{"same replica", "other replica"} {
 		t.Run(where, func(t *testing.T) {
-			dsn := freshDSN(t)
+			dsn := pgtest.FreshDSN(t)
 			sa, sb := open(t, dsn), open(t, dsn)
 			a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
 			ctx := context.Background()
@@ -258,7 +259,7 @@ func TestCallerLeavesMidBatch(t *testing.T) {
 // returns, every Update returns (none hangs), each acknowledged write is
 // stored, later Updates fail, and the store's goroutines are gone.
 func TestCloseWhileWritesWait(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	setup := open(t, dsn)
 	const writers = 48
 	gs := make([]*games.Game, writers)
@@ -347,7 +348,7 @@ func TestCloseWhileWritesWait(t *testing.T) {
 // batches at once; a listener on the channel hears each game's
 // notifications in the order of its events, ending with its last.
 func TestNotifyInCommitOrder(t *testing.T) {
-	dsn := freshDSN(t)
+	dsn := pgtest.FreshDSN(t)
 	sa, sb := open(t, dsn), open(t, dsn)
 	svcs := []*games.Service{games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)}
 	ctx := context.Background()
@@ -425,7 +426,7 @@ func TestNotifyInCommitOrder(t *testing.T) {
 // a version, or repeats the stored one, is refused as stale and leaves
 // the game as it was.
 func TestBatchVersionCheckIsExact(t *testing.T) {
-	s := open(t, freshDSN(t))
+	s := open(t, pgtest.FreshDSN(t))
 	ctx := context.Background()
 	var gs []*games.Game
 	for i := range 4 {
