@@ -28,7 +28,8 @@ import (
 // Deployment reaches its replicas (for one an HPA targets, its
 // minReplicas, set by the HPA controller), and a rollout of a changed pod
 // template completes within each Deployment's strategy: RollingUpdate never
-// below replicas - maxUnavailable ready pods, Recreate never more pods than
+// below replicas - maxUnavailable ready pods and its ReplicaSets never
+// asking for more than replicas + maxSurge, Recreate never more pods than
 // replicas (for the memory-store games pod: never two at once). Then the
 // eviction API: a PDB lets one pod go and refuses the next while the first
 // is not replaced, and a pod that no PDB covers can be evicted.
@@ -85,9 +86,9 @@ func TestRolloutsAndEvictions(t *testing.T) {
 				}
 				w.stop()
 				if err := w.check(d); err != nil {
-					t.Errorf("Deployment/%s rollout: %v", name, err)
+					t.Errorf("Deployment/%s rollout: %v; the events seen:\n%s", name, err, strings.Join(w.timeline, "\n"))
 				} else {
-					t.Logf("Deployment/%s (%s, %d replicas) rolled: at any time at least %d pods ready, at most %d not terminating, at most %d in all", name, d.Spec.Strategy.Type, *d.Spec.Replicas, w.minReady, w.maxLive, w.maxPods)
+					t.Logf("Deployment/%s (%s, %d replicas) rolled: at any time at least %d pods ready, at most %d asked for by its ReplicaSets, at most %d not terminating, at most %d in all", name, d.Spec.Strategy.Type, *d.Spec.Replicas, w.minReady, w.maxAsked, w.maxLive, w.maxPods)
 				}
 			}
 
@@ -195,17 +196,27 @@ func (c *cluster) replicaSetTroubles(ctx context.Context, ns string) string {
 	return b.String()
 }
 
-// podWatch follows a Deployment's pods during a rollout: the fewest ready
-// (and not terminating) pods, the most pods not terminating, and the most
-// pods terminating included, at any one time.
+// podWatch follows a Deployment's pods and ReplicaSets during a rollout:
+// the fewest ready (and not terminating) pods, the most pods its
+// ReplicaSets ask for, the most pods not terminating, and the most pods
+// terminating included, at any one time.
 type podWatch struct {
 	w        watch.Interface
+	rsw      watch.Interface
 	done     chan struct{}
+	rsDone   chan struct{}
 	mu       sync.Mutex
 	pods     map[string]*corev1.Pod
 	minReady int
 	maxLive  int
 	maxPods  int
+	// maxAsked is the most pods the Deployment's ReplicaSets asked for
+	// (the sum of their spec.replicas) at any one time.
+	maxAsked int
+	asked    map[string]int
+	// timeline is every event seen, with the counts after it, for the
+	// message of a failed check.
+	timeline []string
 }
 
 func (c *cluster) watchPods(ctx context.Context, d *appsv1.Deployment) (*podWatch, error) {
@@ -221,7 +232,33 @@ func (c *cluster) watchPods(ctx context.Context, d *appsv1.Deployment) (*podWatc
 	if err != nil {
 		return nil, err
 	}
-	pw := &podWatch{w: w, done: make(chan struct{}), pods: map[string]*corev1.Pod{}}
+	rsw, err := c.kube.AppsV1().ReplicaSets(d.Namespace).Watch(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	pw := &podWatch{w: w, rsw: rsw, done: make(chan struct{}), rsDone: make(chan struct{}), pods: map[string]*corev1.Pod{}, asked: map[string]int{}}
+	go func() {
+		// The ReplicaSets' sizes go in the timeline too: a breach is the
+		// controllers' doing, and their steps say which one.
+		defer close(pw.rsDone)
+		for ev := range rsw.ResultChan() {
+			if rs, ok := ev.Object.(*appsv1.ReplicaSet); ok {
+				pw.mu.Lock()
+				pw.asked[rs.Name] = int(ptrInt(rs.Spec.Replicas))
+				if ev.Type == watch.Deleted {
+					delete(pw.asked, rs.Name)
+				}
+				sum := 0
+				for _, n := range pw.asked {
+					sum += n
+				}
+				pw.maxAsked = max(pw.maxAsked, sum)
+				pw.timeline = append(pw.timeline, fmt.Sprintf("%s ReplicaSet/%s: spec.replicas %s, status.replicas %d", ev.Type, rs.Name, ptrStr(rs.Spec.Replicas), rs.Status.Replicas))
+				pw.mu.Unlock()
+			}
+		}
+	}()
 	for i := range list.Items {
 		pw.pods[list.Items[i].Name] = &list.Items[i]
 	}
@@ -243,6 +280,7 @@ func (c *cluster) watchPods(ctx context.Context, d *appsv1.Deployment) (*podWatc
 			pw.minReady = min(pw.minReady, ready)
 			pw.maxLive = max(pw.maxLive, live)
 			pw.maxPods = max(pw.maxPods, all)
+			pw.timeline = append(pw.timeline, fmt.Sprintf("%s %s ready=%v terminating=%v: %d ready, %d not terminating, %d in all", ev.Type, p.Name, podReady(p), p.DeletionTimestamp != nil, ready, live, all))
 			pw.mu.Unlock()
 		}
 	}()
@@ -265,7 +303,9 @@ func (pw *podWatch) count() (ready, live, all int) {
 
 func (pw *podWatch) stop() {
 	pw.w.Stop()
+	pw.rsw.Stop()
 	<-pw.done
+	<-pw.rsDone
 }
 
 // check holds the rollout to the Deployment's strategy.
@@ -291,9 +331,15 @@ func (pw *podWatch) check(d *appsv1.Deployment) error {
 		if pw.minReady < n-unavail {
 			return fmt.Errorf("%d pods ready at one point, want at least %d (maxUnavailable %s)", pw.minReady, n-unavail, ru.MaxUnavailable.String())
 		}
-		// The surge counts pods not terminating, as the controller does.
-		if pw.maxLive > n+surge {
-			return fmt.Errorf("%d pods not terminating at one point, want at most %d (maxSurge %s)", pw.maxLive, n+surge, ru.MaxSurge.String())
+		// The surge bounds what the ReplicaSets ask for, as the Deployment
+		// controller counts it, not the pods: it scales the old set down
+		// and the new one up in one step, and the new set's pod can come
+		// before the old set's controller marks one of its pods for
+		// deletion, so n+surge+1 pods live for a moment (seen here under
+		// load: old set 2 -> 1 and new 2 -> 3 with the old set's two pods
+		// still live).
+		if pw.maxAsked > n+surge {
+			return fmt.Errorf("the ReplicaSets asked for %d pods at one point, want at most %d (maxSurge %s)", pw.maxAsked, n+surge, ru.MaxSurge.String())
 		}
 	default:
 		return fmt.Errorf("strategy %q", d.Spec.Strategy.Type)
@@ -452,21 +498,22 @@ func TestRolloutCheckCatchesBreaches(t *testing.T) {
 	rolling := appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &zero, MaxSurge: &quarter}}
 	for _, c := range []struct {
-		name                       string
-		d                          *appsv1.Deployment
-		minReady, maxLive, maxPods int
-		want                       string // "" for no error
+		name                        string
+		d                           *appsv1.Deployment
+		minReady, maxAsked, maxPods int
+		want                        string // "" for no error
 	}{
 		{"Recreate, one pod at a time", deploy(1, recreate), 0, 1, 1, ""},
 		{"Recreate, a new pod beside a terminating one", deploy(1, recreate), 0, 1, 2, "Recreate ran 2 pods at once, want at most 1"},
-		// Terminating pods are not in the surge.
+		// Pods past the surge while the old set's controller catches up
+		// are not a breach; the sets' sizes are.
 		{"rolling, within", deploy(3, rolling), 3, 4, 5, ""},
 		// 25% of 3 rounds up to a surge of 1.
-		{"rolling, surged two", deploy(3, rolling), 3, 5, 5, "5 pods not terminating at one point, want at most 4 (maxSurge 25%)"},
+		{"rolling, surged two", deploy(3, rolling), 3, 5, 5, "the ReplicaSets asked for 5 pods at one point, want at most 4 (maxSurge 25%)"},
 		{"rolling, one unavailable", deploy(3, rolling), 2, 4, 4, "2 pods ready at one point, want at least 3 (maxUnavailable 0)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := (&podWatch{minReady: c.minReady, maxLive: c.maxLive, maxPods: c.maxPods}).check(c.d)
+			err := (&podWatch{minReady: c.minReady, maxAsked: c.maxAsked, maxPods: c.maxPods}).check(c.d)
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)
@@ -478,4 +525,11 @@ func TestRolloutCheckCatchesBreaches(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ptrInt(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
