@@ -227,41 +227,63 @@ type pairBuild struct {
 	n      int // slices: 1 or 2
 	vals   [2][]uint16
 	open   [2][]uint8 // per undecided entry: quiet moves not yet known to lose, or openNever
+	initB  [2][]uint8 // pass A records pass B's starting value of each entry (initCode)
 	sub    map[Material]*Table
 	limit  int  // the pass's level bound
 	noRule bool // pass B: conversions read the rule-off values
 	err    error
-	mu     sync.Mutex
 	moves  []engine.Move
 	pos    engine.Position // scratch: the engine's move generator keeps its receiver on the heap
+	// frontier[k][s]: the entries of slot s decided at the level being read
+	// (k = 0) and the one being found (k = 1), wins and losses apart.
+	wins, losses [2][2][]uint32
 }
 
+// initCode values of pairBuild.initB: below initWin1 the number of open
+// quiet moves of an undecided entry (openNever included).
+const (
+	initWin1   = 0xF0 // win in 1
+	initLoss0  = 0xF1 // no legal move
+	initLoss1  = 0xF2 // every move converts to a win for the opponent
+	initBroken = 0xF3
+	maxOpen    = initWin1 - 1
+)
+
 // buildPair runs pass A (the rule at limit) and pass B (the rule off) and
-// returns the finished tables.
+// returns the finished tables. Pass A values every position from its moves
+// for both passes at once, so pass B starts from what pass A recorded.
 func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Material]*Table) ([2]*Table, error) {
 	pb := &pairBuild{wc: wc, mats: pr, n: 1 + btoi(pr[0] != pr[1]), sub: sub, moves: make([]engine.Move, 0, 128)}
 	for s := 0; s < pb.n; s++ {
 		pb.vals[s] = make([]uint16, Size(pr[s]))
+		pb.open[s] = make([]uint8, Size(pr[s]))
+		pb.initB[s] = make([]uint8, Size(pr[s]))
 	}
 	var as [2][]byte
 	pb.limit, pb.noRule = limit, false
+	pb.classifyAll()
 	pb.solve()
+	if pb.err != nil {
+		return [2]*Table{}, pb.err
+	}
 	for s := 0; s < pb.n; s++ {
-		as[s] = make([]byte, len(pb.vals[s]))
+		as[s] = pb.open[s] // pass A's open counts are done with: its codes take their place
 		for i, v := range pb.vals[s] {
 			switch {
 			case v == brokenCode:
 				as[s][i] = codeBroken
 			case v == 0 || v == drawFinal:
+				as[s][i] = 0
 			case v&lossFlag != 0:
 				as[s][i] = codeLoss + uint8(v&^lossFlag)
 			default:
 				as[s][i] = uint8(v)
 			}
 		}
-		clear(pb.vals[s])
+		pb.open[s], pb.initB[s] = pb.initB[s], nil
 	}
 	pb.limit, pb.noRule = maxLevel, true
+	pb.startB()
 	pb.solve()
 	if pb.err != nil {
 		return [2]*Table{}, pb.err
@@ -309,81 +331,137 @@ const openNever = 0xFF
 // other returns the slot of the slice the quiet moves of slot s lead to.
 func (pb *pairBuild) other(s int) int { return (s + 1) % pb.n }
 
-// solve fills vals by levels: level d finds the wins in d plies (a quiet
-// move to a loss in d−1) and then the losses in d (every move to a win in
-// under d, one of them in d−1). Candidates come from quiet un-moves of
-// the previous level; each is valued from its legal moves by the engine's
-// move generator, so an un-move can only propose, never decide.
-func (pb *pairBuild) solve() {
-	var count [maxLevel + 2]uint64
+// setInit stores an entry's starting value and open count in vals and open
+// and, when it is decided, in the frontier: loss in 0 as read at level 1,
+// wins and losses in 1 as found there.
+func (pb *pairBuild) setInit(s int, i uint32, v uint16, open uint8) {
+	if v == 0 && open == 0 {
+		v = drawFinal
+	}
+	pb.vals[s][i], pb.open[s][i] = v, open
+	switch v {
+	case lossFlag:
+		pb.losses[0][s] = append(pb.losses[0][s], i)
+	case lossFlag | 1:
+		pb.losses[1][s] = append(pb.losses[1][s], i)
+	case 1:
+		pb.wins[1][s] = append(pb.wins[1][s], i)
+	}
+}
+
+// classifyAll starts pass A: every entry valued from its moves (classify),
+// pass B's start recorded in initB.
+func (pb *pairBuild) classifyAll() {
 	for s := 0; s < pb.n; s++ {
 		m := pb.mats[s]
-		if len(pb.open[s]) != len(pb.vals[s]) {
-			pb.open[s] = make([]uint8, len(pb.vals[s]))
-		}
 		for i := range pb.vals[s] {
 			b := unindex(uint64(i), &m)
 			if b.broken() {
-				pb.vals[s][i] = brokenCode
+				pb.vals[s][i], pb.initB[s][i] = brokenCode, initBroken
 				continue
 			}
-			v, open := pb.classify(&b)
-			if v == 0 && open == 0 {
-				v = drawFinal
+			va, oa, vb, ob := pb.classify(&b)
+			pb.setInit(s, uint32(i), va, oa)
+			switch vb {
+			case 1:
+				ob = initWin1
+			case lossFlag:
+				ob = initLoss0
+			case lossFlag | 1:
+				ob = initLoss1
 			}
-			pb.vals[s][i] = v
-			pb.open[s][i] = open
-			if v != drawFinal && v != 0 {
-				count[v&^lossFlag]++
+			pb.initB[s][i] = ob
+		}
+	}
+}
+
+// startB starts pass B from the codes pass A left in open.
+func (pb *pairBuild) startB() {
+	for k := range pb.wins {
+		for s := range pb.wins[k] {
+			pb.wins[k][s], pb.losses[k][s] = pb.wins[k][s][:0], pb.losses[k][s][:0]
+		}
+	}
+	for s := 0; s < pb.n; s++ {
+		for i, c := range pb.open[s] {
+			switch c {
+			case initBroken:
+				pb.vals[s][i], pb.open[s][i] = brokenCode, 0
+			case initWin1:
+				pb.setInit(s, uint32(i), 1, 0)
+			case initLoss0:
+				pb.setInit(s, uint32(i), lossFlag, 0)
+			case initLoss1:
+				pb.setInit(s, uint32(i), lossFlag|1, 0)
+			default:
+				pb.setInit(s, uint32(i), 0, c)
 			}
 		}
 	}
+}
+
+// solve fills vals by levels: level d finds the wins in d plies (a quiet
+// move to a loss in d−1) and then the losses in d (every move to a win in
+// under d, one of them in d−1). Candidates come from quiet un-moves of
+// the entries decided at the previous level (the frontier); each is valued
+// from its legal moves by the engine's move generator, so an un-move can
+// only propose, never decide. Within a level the order of the frontier
+// does not matter: a win is set once, and an open count only falls.
+func (pb *pairBuild) solve() {
 	for d := 1; d <= pb.limit; d++ {
-		for _, want := range []uint16{lossFlag | uint16(d-1), uint16(d - 1)} {
-			if want == 0 {
-				continue // no win in 0 plies
-			}
-			for s := 0; s < pb.n; s++ {
-				src := pb.other(s) // children of slot s live in src
-				m := pb.mats[src]
-				for i, v := range pb.vals[src] {
-					if v != want {
-						continue
+		for s := 0; s < pb.n; s++ {
+			src := pb.other(s) // children of slot s live in src
+			m := pb.mats[src]
+			for _, i := range pb.losses[0][src] {
+				x := unindex(uint64(i), &m)
+				pb.predecessors(&x, func(p board) {
+					pi := index(&p, &pb.mats[s])
+					if pb.vals[s][pi] != 0 {
+						return
 					}
-					x := unindex(uint64(i), &m)
-					pb.predecessors(&x, func(p board) {
-						pi := index(&p, &pb.mats[s])
-						if pb.vals[s][pi] != 0 {
-							return
-						}
-						if want&lossFlag != 0 {
-							// A quiet step to a loss in d−1 wins in d (nothing
-							// shorter was found, so nothing shorter exists) if
-							// the step is legal: no capture is compulsory.
-							if pos := p.position(0); !pos.HasCapture() {
-								pb.vals[s][pi] = uint16(d)
-								count[d]++
-							}
-							return
-						}
-						// An undecided entry has no capture (those are decided
-						// at the start), so the step is legal; when its last
-						// open move turns out to reach a win, it loses in d
-						// (every other move reached a win in under d − 1).
-						switch o := pb.open[s][pi]; o {
-						case openNever:
-						case 1:
-							pb.open[s][pi] = 0
-							pb.vals[s][pi] = lossFlag | uint16(d)
-							count[d]++
-						default:
-							pb.open[s][pi] = o - 1
-						}
-					})
-				}
+					// A quiet step to a loss in d−1 wins in d (nothing
+					// shorter was found, so nothing shorter exists) if
+					// the step is legal: no capture is compulsory.
+					if pos := p.position(0); !pos.HasCapture() {
+						pb.vals[s][pi] = uint16(d)
+						pb.wins[1][s] = append(pb.wins[1][s], uint32(pi))
+					}
+				})
 			}
 		}
-		if count[d] == 0 {
+		for s := 0; s < pb.n; s++ {
+			src := pb.other(s)
+			m := pb.mats[src]
+			for _, i := range pb.wins[0][src] {
+				x := unindex(uint64(i), &m)
+				pb.predecessors(&x, func(p board) {
+					pi := index(&p, &pb.mats[s])
+					if pb.vals[s][pi] != 0 {
+						return
+					}
+					// An undecided entry has no capture (those are decided
+					// at the start), so the step is legal; when its last
+					// open move turns out to reach a win, it loses in d
+					// (every other move reached a win in under d − 1).
+					switch o := pb.open[s][pi]; o {
+					case openNever:
+					case 1:
+						pb.open[s][pi] = 0
+						pb.vals[s][pi] = lossFlag | uint16(d)
+						pb.losses[1][s] = append(pb.losses[1][s], uint32(pi))
+					default:
+						pb.open[s][pi] = o - 1
+					}
+				})
+			}
+		}
+		found := false
+		for s := 0; s < pb.n; s++ {
+			found = found || len(pb.wins[1][s]) > 0 || len(pb.losses[1][s]) > 0
+			pb.wins[0][s], pb.wins[1][s] = pb.wins[1][s], pb.wins[0][s][:0]
+			pb.losses[0][s], pb.losses[1][s] = pb.losses[1][s], pb.losses[0][s][:0]
+		}
+		if !found {
 			return
 		}
 	}
@@ -417,26 +495,28 @@ func (pb *pairBuild) predecessors(x *board, f func(board)) {
 	}
 }
 
-// classify values b from its legal moves at the start of a pass: a win
-// in 1 (a move ends the game or converts to a loss for the opponent, or a
-// quiet step reaches a position already known to be lost in 0), a loss
-// in 0 (no legal move) or in 1 (every move converts to a win for the
-// opponent), else 0. open is the number of non-converting quiet moves,
-// each still to be found losing before b is, or openNever if a
-// conversion reaches a position the opponent does not win.
-func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
+// classify values b from its legal moves at the start of a pass, for pass
+// A (conversions read the rule's values: va, oa) and pass B (the rule-off
+// values: vb, ob) at once: a win in 1 (a move ends the game or converts to
+// a loss for the opponent, or a quiet step reaches a position already
+// known to be lost in 0), a loss in 0 (no legal move) or in 1 (every move
+// converts to a win for the opponent), else 0. The open count is the
+// number of non-converting quiet moves, each still to be found losing
+// before b is, or openNever if a conversion reaches a position the
+// opponent does not win.
+func (pb *pairBuild) classify(b *board) (va uint16, oa uint8, vb uint16, ob uint8) {
 	pb.pos = b.position(0)
 	p := &pb.pos
 	moves := p.GenerateMoves(pb.moves[:0])
 	if len(moves) == 0 {
-		return lossFlag, 0
+		return lossFlag, 0, lossFlag, 0
 	}
 	slot := 0
 	if pb.n == 2 && b.material() == pb.mats[1] {
 		slot = 1
 	}
 	childSlot := pb.other(slot)
-	win, canLose := false, true
+	win, winA, winB, canLoseA, canLoseB := false, false, false, true, true
 	nquiet := 0
 	for i := range moves {
 		q := p.After(&moves[i])
@@ -456,24 +536,31 @@ func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
 		t := pb.sub[cm]
 		if t == nil {
 			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", pb.mats[slot], cm))
-			return 0, openNever
+			return 0, openNever, 0, openNever
 		}
-		ci := index(&cb, &cm)
-		var cwin, closs bool
-		if pb.noRule {
-			w := t.wdl(ci)
-			cwin, closs = w == wdlWin, w == wdlLoss
-		} else {
-			c := t.code(ci)
-			cwin, closs = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
+		c := t.v[index(&cb, &cm)]
+		if rc := ruleCode(c); rc >= codeLoss && rc != codeBroken {
+			winA = true
+		} else if rc == 0 || rc == codeBroken {
+			canLoseA = false
 		}
-		switch {
-		case closs:
-			win = true
-		case !cwin:
-			canLose = false
+		switch wdlOf(c) {
+		case wdlLoss:
+			winB = true
+		case wdlWin:
+		default:
+			canLoseB = false
 		}
 	}
+	if nquiet > maxOpen {
+		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", pb.mats[slot], nquiet, maxOpen))
+	}
+	va, oa = verdict(win || winA, canLoseA, nquiet)
+	vb, ob = verdict(win || winB, canLoseB, nquiet)
+	return va, oa, vb, ob
+}
+
+func verdict(win, canLose bool, nquiet int) (uint16, uint8) {
 	switch {
 	case win:
 		return 1, 0
