@@ -57,87 +57,129 @@ func Build(dir string, o Options) error {
 		return err
 	}
 	man := &Manifest{Format: manifestFormat, FormatVersion: formatVersion, Pieces: o.Pieces, Limit: o.Limit}
-	var total, done uint64
-	var levelsBy [][][][2]Material
-	for _, wc := range o.Win {
+	var total uint64
+	var jobs []pairJob // in build order: the manifest lists the tables in this order
+	for wi, wc := range o.Win {
 		man.WinConditions = append(man.WinConditions, wc.String())
 		ms := Materials(o.Pieces, wc)
 		for _, m := range ms {
 			total += Size(m)
 		}
-		levelsBy = append(levelsBy, pairs(ms))
-	}
-	nslices := 0
-	for _, lv := range levelsBy {
-		for _, l := range lv {
-			for _, p := range l {
-				nslices += 1 + btoi(p[0] != p[1])
+		for _, l := range pairs(ms) {
+			for _, pr := range l {
+				jobs = append(jobs, pairJob{wi: wi, pr: pr, size: Size(pr[0]) + uint64(btoi(pr[0] != pr[1]))*Size(pr[1])})
 			}
 		}
 	}
+	nslices := 0
+	for _, j := range jobs {
+		nslices += 1 + btoi(j.pr[0] != j.pr[1])
+	}
+	dependents := make([][]int, len(jobs))
+	waiting := make([]int, len(jobs))
+	var ready []int
+	for i := range jobs {
+		for k := 0; k < i; k++ {
+			if jobs[k].wi == jobs[i].wi && mayConvertTo(jobs[i].pr, jobs[k].pr) {
+				jobs[i].deps = append(jobs[i].deps, k)
+				dependents[k] = append(dependents[k], i)
+			}
+		}
+		waiting[i] = len(jobs[i].deps)
+		if waiting[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
 	start := time.Now()
-	var built uint64 // entries actually computed (not skipped), for the rate
-	slicesDone := 0
+	var done, built uint64 // entries finished, and actually computed (not skipped) for the rate
+	slicesDone, finished := 0, 0
+	results := make([][2]*Table, len(jobs))
+	errs := make([]error, len(jobs))
+	failed := false
 	var mu sync.Mutex
-	for wi, wc := range o.Win {
-		tables := map[Material]*Table{}
-		for _, level := range levelsBy[wi] {
-			errs := make([]error, len(level))
-			results := make([][2]*Table, len(level))
-			skipped := make([]bool, len(level))
-			var wg sync.WaitGroup
-			next := 0
-			for w := 0; w < min(o.Threads, len(level)); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						i := next
-						next++
-						mu.Unlock()
-						if i >= len(level) {
-							return
-						}
-						pr := level[i]
-						if ts, ok := loadPair(dir, pr, wc, o.Limit); ok {
-							results[i], skipped[i] = ts, true
-						} else {
-							results[i], errs[i] = buildPair(pr, wc, o.Limit, tables)
-							if errs[i] == nil {
-								errs[i] = savePair(dir, results[i])
-							}
-						}
-						mu.Lock()
-						n := uint64(0)
-						for _, t := range results[i] {
-							if t != nil {
-								n += t.Entries()
-								slicesDone++
-							}
-						}
-						done += n
-						if !skipped[i] {
-							built += n
-						}
-						if o.Progress != nil && errs[i] == nil {
-							progress(o.Progress, slicesDone, nslices, pr, wc, skipped[i], done, total, built, time.Since(start))
-						}
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				return err
-			}
-			for _, ts := range results {
-				for _, t := range ts {
-					if t != nil {
-						tables[t.Material] = t
-						man.Tables = append(man.Tables, manifestEntry(dir, t))
+	cond := sync.NewCond(&mu)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Threads, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(ready) == 0 && finished < len(jobs) && !failed {
+					cond.Wait()
+				}
+				if finished == len(jobs) || failed {
+					return
+				}
+				// The largest ready pair first, so that the last pairs
+				// running are small ones and no thread waits long at the end.
+				best := 0
+				for r := range ready {
+					if jobs[ready[r]].size > jobs[ready[best]].size {
+						best = r
 					}
 				}
+				i := ready[best]
+				ready = append(ready[:best], ready[best+1:]...)
+				j := jobs[i]
+				sub := map[Material]*Table{}
+				for _, k := range j.deps {
+					for _, t := range results[k] {
+						if t != nil {
+							sub[t.Material] = t
+						}
+					}
+				}
+				mu.Unlock()
+				wc := o.Win[j.wi]
+				var res [2]*Table
+				var err error
+				ts, skipped := loadPair(dir, j.pr, wc, o.Limit)
+				if skipped {
+					res = ts
+				} else if res, err = buildPair(j.pr, wc, o.Limit, sub); err == nil {
+					err = savePair(dir, res)
+				}
+				mu.Lock()
+				results[i], errs[i] = res, err
+				finished++
+				if err != nil {
+					failed = true
+					cond.Broadcast()
+					continue
+				}
+				n := uint64(0)
+				for _, t := range res {
+					if t != nil {
+						n += t.Entries()
+						slicesDone++
+					}
+				}
+				done += n
+				if !skipped {
+					built += n
+				}
+				if o.Progress != nil {
+					progress(o.Progress, slicesDone, nslices, j.pr, wc, skipped, done, total, built, time.Since(start))
+				}
+				for _, d := range dependents[i] {
+					if waiting[d]--; waiting[d] == 0 {
+						ready = append(ready, d)
+					}
+				}
+				cond.Broadcast()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, ts := range results {
+		for _, t := range ts {
+			if t != nil {
+				man.Tables = append(man.Tables, manifestEntry(dir, t))
 			}
 		}
 	}
@@ -147,6 +189,42 @@ func Build(dir string, o Options) error {
 		}
 	}
 	return writeManifest(dir, man)
+}
+
+// pairJob is one pair of a build: its set (an index into Options.Win), its
+// entries, and the earlier pairs it may convert to (deps), which must be
+// built first.
+type pairJob struct {
+	wi   int
+	pr   [2]Material
+	size uint64
+	deps []int
+}
+
+// mayConvertTo reports whether a conversion (or a chain of them) from a
+// slice of pair p can reach a slice of pair q (q ≠ p): pieces only vanish
+// or promote one rank, so each side of q's material must be obtainable from
+// the same side of p's, or from the other, with a turn between.
+func mayConvertTo(p, q [2]Material) bool {
+	if p == q {
+		return false
+	}
+	for _, a := range p {
+		for _, b := range q {
+			if sideFrom(b[0], a[0]) && sideFrom(b[1], a[1]) || sideFrom(b[0], a[1]) && sideFrom(b[1], a[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sideFrom reports whether one side's pieces x can come from y by captures
+// and promotions: no more Pedines, no more Pedines and Damas together, no
+// more pieces.
+func sideFrom(x, y [engine.NumRanks]uint8) bool {
+	p, d, m := engine.Pedine, engine.Dama, engine.Damone
+	return x[p] <= y[p] && x[p]+x[d] <= y[p]+y[d] && x[p]+x[d]+x[m] <= y[p]+y[d]+y[m]
 }
 
 func btoi(b bool) int {
