@@ -500,7 +500,7 @@ func (pb *pairBuild) solve() {
 					// A quiet step to a loss in d−1 wins in d (nothing
 					// shorter was found, so nothing shorter exists) if
 					// the step is legal: no capture is compulsory.
-					if pos := p.position(0); !pos.HasCapture() {
+					if !p.hasCapture() {
 						pb.vals[s][pi] = uint16(d)
 						pb.wins[1][s] = append(pb.wins[1][s], uint32(pi))
 					}
@@ -576,8 +576,7 @@ func (pb *pairBuild) predecessors(x *board, f func(board)) {
 // classify values b from its legal moves at the start of a pass, for pass
 // A (conversions read the rule's values: va, oa) and pass B (the rule-off
 // values: vb, ob) at once: a win in 1 (a move ends the game or converts to
-// a loss for the opponent, or a quiet step reaches a position already
-// known to be lost in 0), a loss in 0 (no legal move) or in 1 (every move
+// a loss for the opponent), a loss in 0 (no legal move) or in 1 (every move
 // converts to a win for the opponent), else 0. The open count is the
 // number of non-converting quiet moves, each still to be found losing
 // before b is, or openNever if a conversion reaches a position the
@@ -589,31 +588,27 @@ func (pb *pairBuild) classify(b *board) (va uint16, oa uint8, vb uint16, ob uint
 	if len(moves) == 0 {
 		return lossFlag, 0, lossFlag, 0
 	}
-	slot := 0
-	if pb.n == 2 && b.material() == pb.mats[1] {
-		slot = 1
-	}
-	childSlot := pb.other(slot)
 	win, winA, winB, canLoseA, canLoseB := false, false, false, true, true
 	nquiet := 0
 	for i := range moves {
-		q := p.After(&moves[i])
+		mv := &moves[i]
+		if _, promo := mv.Promotion(); !promo && !mv.IsCapture() {
+			// A quiet step leads to the other slice. One to a position
+			// without a move wins in 1: level 1 finds it from that
+			// position's un-moves.
+			nquiet++
+			continue
+		}
+		q := p.After(mv)
 		cb := fromEngine(&q)
 		cm := cb.material()
 		if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
 			win = true // the move ends the game
 			continue
 		}
-		if cm == pb.mats[childSlot] {
-			nquiet++
-			if v := pb.vals[childSlot][index(&cb, &cm)]; v == lossFlag {
-				win = true
-			}
-			continue
-		}
 		t := pb.sub[cm]
 		if t == nil {
-			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", pb.mats[slot], cm))
+			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", b.material(), cm))
 			return 0, openNever, 0, openNever
 		}
 		c := t.v[index(&cb, &cm)]
@@ -631,7 +626,7 @@ func (pb *pairBuild) classify(b *board) (va uint16, oa uint8, vb uint16, ob uint
 		}
 	}
 	if nquiet > maxOpen {
-		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", pb.mats[slot], nquiet, maxOpen))
+		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", b.material(), nquiet, maxOpen))
 	}
 	va, oa = verdict(win || winA, canLoseA, nquiet)
 	vb, ob = verdict(win || winB, canLoseB, nquiet)

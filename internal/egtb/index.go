@@ -68,9 +68,48 @@ func init() {
 				}
 			}
 		}
+		for s := 0; s < 32; s++ {
+			for d := engine.Direction(0); d < 4; d++ {
+				leaps[r][s][d] = [2]int8{-1, -1}
+				if engine.Directions(engine.Red, r)&(1<<d) == 0 {
+					continue
+				}
+				over := engine.Neighbour(toEngine32[s], d)
+				if over == engine.NoSquare {
+					continue
+				}
+				if to := engine.Neighbour(over, d); to != engine.NoSquare {
+					leaps[r][s][d] = [2]int8{int8(over / 2), int8(to / 2)}
+				}
+			}
+		}
 		brokenMask[0][r] = compress(engine.PromotionSquares(engine.Red, r))
 		brokenMask[1][r] = compress(engine.PromotionSquares(engine.Black, r))
 	}
+}
+
+// leaps[r][s][d] are the square a piece of own side (moving like Red) and
+// rank r on s leaps over in direction d and the square it lands on, or
+// -1s.
+var leaps [engine.NumRanks][32][4][2]int8
+
+// hasCapture reports whether own side (to move) has a capture in b: a leap
+// over an adjacent enemy piece of the same or lower rank onto an empty
+// square (RULES.md, Captures); the first leap is all it takes.
+func (b *board) hasCapture() bool {
+	occ := b.occupied()
+	var prey uint32
+	for r := 0; r < engine.NumRanks; r++ {
+		prey |= b[1][r]
+		for m := b[0][r]; m != 0; m &= m - 1 {
+			for _, l := range &leaps[r][bits.TrailingZeros32(m)] {
+				if l[0] >= 0 && prey&(1<<l[0]) != 0 && occ&(1<<l[1]) == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // compress turns an engine bitboard (dark squares only) into a 32-square
@@ -232,21 +271,63 @@ func unindex(idx uint64, m *Material) board {
 		if k == 0 {
 			continue
 		}
-		rank := digits[j]
 		var mask uint32
-		c := frees[j] - 1
-		for i := k; i >= 1; i-- {
-			for binom[c][i] > rank {
-				c--
-			}
-			rank -= binom[c][i]
-			mask |= 1 << nthFree(occ, c)
-			c--
+		if k < len(combos) {
+			mask = deposit(combos[k][digits[j]], occ)
+		} else {
+			mask = unrank(digits[j], k, frees[j], occ)
 		}
 		b[g[0]][g[1]] = mask
 		occ |= mask
 	}
 	return b
+}
+
+// combos[k][r] is the k-square combination of colex rank r as a mask of
+// relative squares (the r-th k-bit mask in increasing order), for the
+// group sizes a set holds.
+var combos [MaxPieces][]uint32
+
+func init() {
+	for k := 1; k < len(combos); k++ {
+		combos[k] = make([]uint32, 0, binom[32][k])
+		for x := uint32(1)<<k - 1; ; {
+			combos[k] = append(combos[k], x)
+			if x&(1<<31) != 0 && bits.LeadingZeros32(^x) >= k {
+				break // the top k squares: the last combination
+			}
+			// The next larger mask with as many bits (Gosper).
+			c := x & -x
+			r := x + c
+			x = ((r^x)>>2)/c | r
+		}
+	}
+}
+
+// deposit places the relative squares rel on the squares not in occ: bit
+// c of rel goes to the c-th (from 0) free square.
+func deposit(rel, occ uint32) uint32 {
+	for o := occ; o != 0; o &= o - 1 {
+		below := o&-o - 1
+		rel = rel&below | (rel&^below)<<1
+	}
+	return rel
+}
+
+// unrank returns the squares of the k-combination of colex rank among the
+// free squares left by occ, of which there are free.
+func unrank(rank uint64, k, free int, occ uint32) uint32 {
+	var mask uint32
+	c := free - 1
+	for i := k; i >= 1; i-- {
+		for binom[c][i] > rank {
+			c--
+		}
+		rank -= binom[c][i]
+		mask |= 1 << nthFree(occ, c)
+		c--
+	}
+	return mask
 }
 
 // nthFree returns the square of the c-th (from 0) square not in occ.
