@@ -486,51 +486,58 @@ func (pb *pairBuild) startB() {
 // only propose, never decide. Within a level the order of the frontier
 // does not matter: a win is set once, and an open count only falls.
 func (pb *pairBuild) solve() {
+	var ix [2]indexer
+	for s := 0; s < pb.n; s++ {
+		ix[s] = newIndexer(&pb.mats[s])
+	}
+	var preds [maxPreds]board
 	for d := 1; d <= pb.limit; d++ {
 		for s := 0; s < pb.n; s++ {
 			src := pb.other(s) // children of slot s live in src
 			m := pb.mats[src]
+			vals := pb.vals[s]
 			for _, i := range pb.losses[0][src] {
 				x := unindex(uint64(i), &m)
-				pb.predecessors(&x, func(p board) {
-					pi := index(&p, &pb.mats[s])
-					if pb.vals[s][pi] != 0 {
-						return
+				for _, p := range preds[:predecessors(&x, &preds)] {
+					pi := ix[s].index(&p)
+					if vals[pi] != 0 {
+						continue
 					}
 					// A quiet step to a loss in d−1 wins in d (nothing
 					// shorter was found, so nothing shorter exists) if
 					// the step is legal: no capture is compulsory.
 					if !p.hasCapture() {
-						pb.vals[s][pi] = uint16(d)
+						vals[pi] = uint16(d)
 						pb.wins[1][s] = append(pb.wins[1][s], uint32(pi))
 					}
-				})
+				}
 			}
 		}
 		for s := 0; s < pb.n; s++ {
 			src := pb.other(s)
 			m := pb.mats[src]
+			vals, open := pb.vals[s], pb.open[s]
 			for _, i := range pb.wins[0][src] {
 				x := unindex(uint64(i), &m)
-				pb.predecessors(&x, func(p board) {
-					pi := index(&p, &pb.mats[s])
-					if pb.vals[s][pi] != 0 {
-						return
+				for _, p := range preds[:predecessors(&x, &preds)] {
+					pi := ix[s].index(&p)
+					if vals[pi] != 0 {
+						continue
 					}
 					// An undecided entry has no capture (those are decided
 					// at the start), so the step is legal; when its last
 					// open move turns out to reach a win, it loses in d
 					// (every other move reached a win in under d − 1).
-					switch o := pb.open[s][pi]; o {
+					switch o := open[pi]; o {
 					case openNever:
 					case 1:
-						pb.open[s][pi] = 0
-						pb.vals[s][pi] = lossFlag | uint16(d)
+						open[pi] = 0
+						vals[pi] = lossFlag | uint16(d)
 						pb.losses[1][s] = append(pb.losses[1][s], uint32(pi))
 					default:
-						pb.open[s][pi] = o - 1
+						open[pi] = o - 1
 					}
-				})
+				}
 			}
 		}
 		found := false
@@ -549,28 +556,34 @@ func (pb *pairBuild) solve() {
 	pb.fail(fmt.Errorf("egtb: %v: more than %d levels", pb.mats[0], maxLevel))
 }
 
-// backSteps[r][t] are the squares a piece of the other side (moving like
-// Black) of rank r could have stepped from to reach t (set by index.go's
-// init, after the square tables it needs).
+// backSteps[r][t] are the squares a piece of own side (moving like Red)
+// of rank r could have stepped from to reach t (set by index.go's init,
+// after the square tables it needs).
 var backSteps [engine.NumRanks][32]uint32
 
-// predecessors calls f with every board (own to move) from which a quiet,
-// non-promoting step could lead to x: x's other side steps back. Whether
-// the step is legal there (no capture compulsory) is for the caller's
-// forward check.
-func (pb *pairBuild) predecessors(x *board, f func(board)) {
-	occ := x.occupied()
+// maxPreds bounds the predecessors of a board: each piece of the side
+// that moved has at most four squares to have come from.
+const maxPreds = 4 * MaxPieces
+
+// predecessors writes to buf every board (own to move) from which a quiet,
+// non-promoting step could lead to x: x's other side, made own, steps
+// back. It returns how many. Whether the step is legal there (no capture
+// compulsory) is for the caller's forward check.
+func predecessors(x *board, buf *[maxPreds]board) int {
+	y := x.swapTurn()
+	occ := y.occupied()
+	n := 0
 	for r := 0; r < engine.NumRanks; r++ {
-		for ts := x[1][r]; ts != 0; ts &= ts - 1 {
+		for ts := y[0][r]; ts != 0; ts &= ts - 1 {
 			t := bits.TrailingZeros32(ts)
-			for fs := backSteps[r][t] &^ occ &^ brokenMask[1][r]; fs != 0; fs &= fs - 1 {
-				from := bits.TrailingZeros32(fs)
-				p := *x
-				p[1][r] ^= 1<<t | 1<<from
-				f(p.swapTurn())
+			for fs := backSteps[r][t] &^ occ &^ brokenMask[0][r]; fs != 0; fs &= fs - 1 {
+				buf[n] = y
+				buf[n][0][r] ^= 1<<t | 1<<bits.TrailingZeros32(fs)
+				n++
 			}
 		}
 	}
+	return n
 }
 
 // classify values b from its legal moves at the start of a pass, for pass

@@ -57,7 +57,7 @@ func init() {
 		mirror32[i] = uint8(m / 2)
 	}
 	for r := engine.Pedine; r <= engine.Damone; r++ {
-		dirs := engine.Directions(engine.Black, r)
+		dirs := engine.Directions(engine.Red, r)
 		for s := 0; s < 32; s++ {
 			for d := engine.Direction(0); d < 4; d++ {
 				if dirs&(1<<d) == 0 {
@@ -110,6 +110,57 @@ func (b *board) hasCapture() bool {
 		}
 	}
 	return false
+}
+
+// indexer numbers the boards of one material as index does, with the
+// material's groups and their place values worked out once.
+type indexer struct {
+	n      int
+	groups [6]struct{ side, rank int }
+	weight [6]uint64
+}
+
+func newIndexer(m *Material) indexer {
+	var ix indexer
+	w := uint64(1)
+	free := 32 - m.Pieces()
+	for j := len(groupOrder) - 1; j >= 0; j-- {
+		g := groupOrder[j]
+		k := int(m[g[0]][g[1]])
+		if k == 0 {
+			continue
+		}
+		ix.groups[ix.n] = struct{ side, rank int }{g[0], g[1]}
+		ix.weight[ix.n] = w
+		ix.n++
+		w *= binom[free+k][k]
+		free += k
+	}
+	// Index order: the first group first.
+	for i, j := 0, ix.n-1; i < j; i, j = i+1, j-1 {
+		ix.groups[i], ix.groups[j] = ix.groups[j], ix.groups[i]
+		ix.weight[i], ix.weight[j] = ix.weight[j], ix.weight[i]
+	}
+	return ix
+}
+
+// index returns b's entry number (b must have the indexer's material).
+func (ix *indexer) index(b *board) uint64 {
+	var idx uint64
+	var occ uint32
+	for j := 0; j < ix.n; j++ {
+		g := ix.groups[j]
+		var rank uint64
+		i := 0
+		for x := b[g.side][g.rank]; x != 0; x &= x - 1 {
+			sq := bits.TrailingZeros32(x)
+			i++
+			rank += binom[sq-bits.OnesCount32(occ&(1<<sq-1))][i]
+		}
+		idx += rank * ix.weight[j]
+		occ |= b[g.side][g.rank]
+	}
+	return idx
 }
 
 // compress turns an engine bitboard (dark squares only) into a 32-square
