@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -333,6 +334,9 @@ const (
 func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Material]*Table) ([2]*Table, error) {
 	pb := &pairBuild{wc: wc, mats: pr, n: 1 + btoi(pr[0] != pr[1]), sub: sub, moves: make([]engine.Move, 0, 128)}
 	for s := 0; s < pb.n; s++ {
+		if Size(pr[s]) > math.MaxUint32 {
+			return [2]*Table{}, fmt.Errorf("egtb: %v: %d entries, more than the build numbers (2^32)", pr[s], Size(pr[s]))
+		}
 		pb.vals[s] = make([]uint16, Size(pr[s]))
 		pb.open[s] = make([]uint8, Size(pr[s]))
 		pb.initB[s] = make([]uint8, Size(pr[s]))
@@ -431,9 +435,9 @@ func (pb *pairBuild) setInit(s int, i uint32, v uint16, open uint8) {
 // pass B's start recorded in initB.
 func (pb *pairBuild) classifyAll() {
 	for s := 0; s < pb.n; s++ {
-		m := pb.mats[s]
+		ix := newIndexer(&pb.mats[s])
 		for i := range pb.vals[s] {
-			b := unindex(uint64(i), &m)
+			b := ix.unindex(uint32(i))
 			if b.broken() {
 				pb.vals[s][i], pb.initB[s][i] = brokenCode, initBroken
 				continue
@@ -494,10 +498,9 @@ func (pb *pairBuild) solve() {
 	for d := 1; d <= pb.limit; d++ {
 		for s := 0; s < pb.n; s++ {
 			src := pb.other(s) // children of slot s live in src
-			m := pb.mats[src]
 			vals := pb.vals[s]
 			for _, i := range pb.losses[0][src] {
-				x := unindex(uint64(i), &m)
+				x := ix[src].unindex(i)
 				for _, p := range preds[:predecessors(&x, &preds)] {
 					pi := ix[s].index(&p)
 					if vals[pi] != 0 {
@@ -515,10 +518,9 @@ func (pb *pairBuild) solve() {
 		}
 		for s := 0; s < pb.n; s++ {
 			src := pb.other(s)
-			m := pb.mats[src]
 			vals, open := pb.vals[s], pb.open[s]
 			for _, i := range pb.wins[0][src] {
-				x := unindex(uint64(i), &m)
+				x := ix[src].unindex(i)
 				for _, p := range preds[:predecessors(&x, &preds)] {
 					pi := ix[s].index(&p)
 					if vals[pi] != 0 {

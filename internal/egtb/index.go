@@ -118,6 +118,8 @@ type indexer struct {
 	n      int
 	groups [6]struct{ side, rank int }
 	weight [6]uint64
+	radix  [6]uint32 // the group's number of combinations
+	size   [6]int    // the group's number of pieces
 }
 
 func newIndexer(m *Material) indexer {
@@ -132,6 +134,8 @@ func newIndexer(m *Material) indexer {
 		}
 		ix.groups[ix.n] = struct{ side, rank int }{g[0], g[1]}
 		ix.weight[ix.n] = w
+		ix.radix[ix.n] = uint32(binom[free+k][k])
+		ix.size[ix.n] = k
 		ix.n++
 		w *= binom[free+k][k]
 		free += k
@@ -140,8 +144,34 @@ func newIndexer(m *Material) indexer {
 	for i, j := 0, ix.n-1; i < j; i, j = i+1, j-1 {
 		ix.groups[i], ix.groups[j] = ix.groups[j], ix.groups[i]
 		ix.weight[i], ix.weight[j] = ix.weight[j], ix.weight[i]
+		ix.radix[i], ix.radix[j] = ix.radix[j], ix.radix[i]
+		ix.size[i], ix.size[j] = ix.size[j], ix.size[i]
 	}
 	return ix
+}
+
+// unindex is unindex for the indexer's material, whose entries number
+// under 2^32 (a MaxPieces set's largest slice has about 2^25), so the
+// digits come from 32-bit divisions.
+func (ix *indexer) unindex(idx uint32) board {
+	var digits [6]uint32
+	for j := ix.n - 1; j >= 0; j-- {
+		digits[j] = idx % ix.radix[j]
+		idx /= ix.radix[j]
+	}
+	var b board
+	var occ uint32
+	for j := 0; j < ix.n; j++ {
+		var mask uint32
+		if k := ix.size[j]; k < len(combos) {
+			mask = deposit(combos[k][digits[j]], occ)
+		} else {
+			mask = unrank(uint64(digits[j]), k, 32-bits.OnesCount32(occ), occ)
+		}
+		b[ix.groups[j].side][ix.groups[j].rank] = mask
+		occ |= mask
+	}
+	return b
 }
 
 // index returns b's entry number (b must have the indexer's material).

@@ -8,7 +8,7 @@ import (
 // TestUnindexTables checks the combination tables unindex reads: each
 // holds every k-square mask once, in increasing order; and every entry of
 // sampled materials unindexes to the board the rank-by-rank search gives,
-// which indexes back to the entry (by index and by an indexer).
+// which indexes back to the entry (by index and by an indexer, which unindexes alike).
 func TestUnindexTables(t *testing.T) {
 	for k := 1; k < len(combos); k++ {
 		if uint64(len(combos[k])) != binom[32][k] {
@@ -58,6 +58,9 @@ func TestUnindexTables(t *testing.T) {
 			}
 			if got := index(&b, &m); got != i {
 				t.Fatalf("%s entry %d: indexes back to %d", name, i, got)
+			}
+			if ix.unindex(uint32(i)) != b {
+				t.Fatalf("%s entry %d: the indexer unindexes %v", name, i, ix.unindex(uint32(i)))
 			}
 			if got := ix.index(&b); got != i {
 				t.Fatalf("%s entry %d: the indexer gives %d", name, i, got)
