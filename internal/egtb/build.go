@@ -597,55 +597,80 @@ func predecessors(x *board, buf *[maxPreds]board) int {
 // before b is, or openNever if a conversion reaches a position the
 // opponent does not win.
 func (pb *pairBuild) classify(b *board) (va uint16, oa uint8, vb uint16, ob uint8) {
-	pb.pos = b.position(0)
-	p := &pb.pos
-	moves := p.GenerateMoves(pb.moves[:0])
-	if len(moves) == 0 {
-		return lossFlag, 0, lossFlag, 0
-	}
-	win, winA, winB, canLoseA, canLoseB := false, false, false, true, true
-	nquiet := 0
-	for i := range moves {
-		mv := &moves[i]
-		if _, promo := mv.Promotion(); !promo && !mv.IsCapture() {
-			// A quiet step leads to the other slice. One to a position
-			// without a move wins in 1: level 1 finds it from that
-			// position's un-moves.
-			nquiet++
-			continue
+	var cv childValues
+	if b.hasCapture() {
+		// Captures are compulsory, so every move is one: the engine's
+		// generator applies the rules on sequences and their priority.
+		pb.pos = b.position(0)
+		p := &pb.pos
+		moves := p.GenerateMoves(pb.moves[:0])
+		for i := range moves {
+			q := p.After(&moves[i])
+			cb := fromEngine(&q)
+			if !pb.conversion(&cb, &cv) {
+				return 0, openNever, 0, openNever
+			}
 		}
-		q := p.After(mv)
-		cb := fromEngine(&q)
-		cm := cb.material()
-		if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
-			win = true // the move ends the game
-			continue
+	} else {
+		// Steps only: a quiet step leads to the other slice (one to a
+		// position without a move wins in 1: level 1 finds it from that
+		// position's un-moves); a promoting one converts.
+		var promos [maxSteps]board
+		nq, np := b.steps(&promos)
+		if nq+np == 0 {
+			return lossFlag, 0, lossFlag, 0
 		}
-		t := pb.sub[cm]
-		if t == nil {
-			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", b.material(), cm))
-			return 0, openNever, 0, openNever
-		}
-		c := t.v[index(&cb, &cm)]
-		if rc := ruleCode(c); rc >= codeLoss && rc != codeBroken {
-			winA = true
-		} else if rc == 0 || rc == codeBroken {
-			canLoseA = false
-		}
-		switch wdlOf(c) {
-		case wdlLoss:
-			winB = true
-		case wdlWin:
-		default:
-			canLoseB = false
+		cv.nquiet = nq
+		for i := range promos[:np] {
+			if !pb.conversion(&promos[i], &cv) {
+				return 0, openNever, 0, openNever
+			}
 		}
 	}
-	if nquiet > maxOpen {
-		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", b.material(), nquiet, maxOpen))
+	if cv.nquiet > maxOpen {
+		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", b.material(), cv.nquiet, maxOpen))
 	}
-	va, oa = verdict(win || winA, canLoseA, nquiet)
-	vb, ob = verdict(win || winB, canLoseB, nquiet)
+	va, oa = verdict(cv.win || cv.winA, !cv.drawA, cv.nquiet)
+	vb, ob = verdict(cv.win || cv.winB, !cv.drawB, cv.nquiet)
 	return va, oa, vb, ob
+}
+
+// childValues gathers what classify learns from a position's moves: win, a
+// move ends the game; winA/winB, one converts to a loss for the opponent
+// (with the rule, without it); drawA/drawB, one converts to a position the
+// opponent does not win; nquiet, the quiet moves.
+type childValues struct {
+	win, winA, winB, drawA, drawB bool
+	nquiet                        int
+}
+
+// conversion adds the child cb (the opponent to move) of a converting move
+// to cv; false (and pb.err set) if its table is missing.
+func (pb *pairBuild) conversion(cb *board, cv *childValues) bool {
+	cm := cb.material()
+	if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
+		cv.win = true // the move ends the game
+		return true
+	}
+	t := pb.sub[cm]
+	if t == nil {
+		pb.fail(fmt.Errorf("egtb: building %s: no table for the conversion to %v", pairName(pb.mats), cm))
+		return false
+	}
+	c := t.v[index(cb, &cm)]
+	if rc := ruleCode(c); rc >= codeLoss && rc != codeBroken {
+		cv.winA = true
+	} else if rc == 0 || rc == codeBroken {
+		cv.drawA = true
+	}
+	switch wdlOf(c) {
+	case wdlLoss:
+		cv.winB = true
+	case wdlWin:
+	default:
+		cv.drawB = true
+	}
+	return true
 }
 
 func verdict(win, canLose bool, nquiet int) (uint16, uint8) {

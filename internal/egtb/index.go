@@ -78,6 +78,7 @@ func init() {
 				if over == engine.NoSquare {
 					continue
 				}
+				stepsTo[r][s] |= 1 << (over / 2)
 				if to := engine.Neighbour(over, d); to != engine.NoSquare {
 					leaps[r][s][d] = [2]int8{int8(over / 2), int8(to / 2)}
 				}
@@ -92,6 +93,35 @@ func init() {
 // rank r on s leaps over in direction d and the square it lands on, or
 // -1s.
 var leaps [engine.NumRanks][32][4][2]int8
+
+// stepsTo[r][s] are the squares a piece of own side (moving like Red) and
+// rank r on s steps to.
+var stepsTo [engine.NumRanks][32]uint32
+
+// maxSteps bounds a board's steps: four directions a piece.
+const maxSteps = 4 * MaxPieces
+
+// steps counts own side's steps in b (to move, no capture compulsory): nq
+// quiet ones, and np promoting ones, whose children (the opponent to
+// move, turned) it writes to promos (RULES.md, Moves and Promotion).
+func (b *board) steps(promos *[maxSteps]board) (nq, np int) {
+	occ := b.occupied()
+	for r := 0; r < engine.NumRanks; r++ {
+		for m := b[0][r]; m != 0; m &= m - 1 {
+			from := bits.TrailingZeros32(m)
+			to := stepsTo[r][from] &^ occ
+			nq += bits.OnesCount32(to &^ brokenMask[0][r])
+			for ps := to & brokenMask[0][r]; ps != 0; ps &= ps - 1 {
+				c := *b
+				c[0][r] ^= 1 << from
+				c[0][r+1] |= 1 << bits.TrailingZeros32(ps)
+				promos[np] = c.swapTurn()
+				np++
+			}
+		}
+	}
+	return nq, np
+}
 
 // hasCapture reports whether own side (to move) has a capture in b: a leap
 // over an adjacent enemy piece of the same or lower rank onto an empty

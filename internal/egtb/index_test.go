@@ -97,3 +97,52 @@ func TestHasCaptureMatchesEngine(t *testing.T) {
 		t.Fatalf("sampled %d positions without a capture and %d with one: too few of one kind", seen[0], seen[1])
 	}
 }
+
+// TestStepsMatchEngine checks the board's own step generator against the
+// engine's on sampled entries without a capture: as many quiet steps, and
+// the same children of the promoting ones.
+func TestStepsMatchEngine(t *testing.T) {
+	promos := 0
+	for _, name := range []string{"PvP", "DvP", "PvD", "MvD", "PPvM", "MDvPP", "DPvMD", "PPPvM", "DDvMM"} {
+		m, err := ParseMaterial(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := Size(m)
+		for i := uint64(0); i < n; i += max(n/5000, 1) {
+			b := unindex(i, &m)
+			if b.broken() || b.hasCapture() {
+				continue
+			}
+			p := b.position(0)
+			want := map[board]bool{}
+			wantQuiet := 0
+			for _, mv := range p.GenerateMoves(nil) {
+				if _, promo := mv.Promotion(); !promo {
+					wantQuiet++
+					continue
+				}
+				q := p.After(&mv)
+				want[fromEngine(&q)] = true
+			}
+			var buf [maxSteps]board
+			nq, np := b.steps(&buf)
+			got := map[board]bool{}
+			for _, c := range buf[:np] {
+				got[c] = true
+			}
+			if nq != wantQuiet || np != len(want) || len(got) != len(want) {
+				t.Fatalf("%s entry %d (%s): %d quiet and %d promoting steps, engine %d and %d", name, i, p.String(), nq, np, wantQuiet, len(want))
+			}
+			for c := range want {
+				if !got[c] {
+					t.Fatalf("%s entry %d (%s): a promotion's child is missing", name, i, p.String())
+				}
+			}
+			promos += np
+		}
+	}
+	if promos < 100 {
+		t.Fatalf("only %d promoting steps sampled", promos)
+	}
+}
