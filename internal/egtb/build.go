@@ -94,8 +94,13 @@ func Build(dir string, o Options) error {
 	start := time.Now()
 	var done, built uint64 // entries finished, and actually computed (not skipped) for the rate
 	slicesDone, finished := 0, 0
-	results := make([][2]*Table, len(jobs))
+	results := make([][2]*Table, len(jobs)) // dropped once every dependent is built
+	users := make([]int, len(jobs))         // dependents not yet built
+	entries := make([][]ManifestEntry, len(jobs))
 	errs := make([]error, len(jobs))
+	for i := range jobs {
+		users[i] = len(dependents[i])
+	}
 	failed := false
 	var mu sync.Mutex
 	cond := sync.NewCond(&mu)
@@ -142,8 +147,22 @@ func Build(dir string, o Options) error {
 				} else if res, err = buildPair(j.pr, wc, o.Limit, sub); err == nil {
 					err = savePair(dir, res)
 				}
+				var ents []ManifestEntry
+				for _, t := range res {
+					if t != nil && err == nil {
+						ents = append(ents, manifestEntry(dir, t))
+					}
+				}
 				mu.Lock()
-				results[i], errs[i] = res, err
+				results[i], entries[i], errs[i] = res, ents, err
+				if users[i] == 0 {
+					results[i] = [2]*Table{}
+				}
+				for _, k := range j.deps {
+					if users[k]--; users[k] == 0 {
+						results[k] = [2]*Table{}
+					}
+				}
 				finished++
 				if err != nil {
 					failed = true
@@ -177,12 +196,8 @@ func Build(dir string, o Options) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	for _, ts := range results {
-		for _, t := range ts {
-			if t != nil {
-				man.Tables = append(man.Tables, manifestEntry(dir, t))
-			}
-		}
+	for _, e := range entries {
+		man.Tables = append(man.Tables, e...)
 	}
 	for i := range man.Tables {
 		if man.Tables[i].SHA256 == "" {
