@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -57,89 +58,146 @@ func Build(dir string, o Options) error {
 		return err
 	}
 	man := &Manifest{Format: manifestFormat, FormatVersion: formatVersion, Pieces: o.Pieces, Limit: o.Limit}
-	var total, done uint64
-	var levelsBy [][][][2]Material
-	for _, wc := range o.Win {
+	var total uint64
+	var jobs []pairJob // in build order: the manifest lists the tables in this order
+	for wi, wc := range o.Win {
 		man.WinConditions = append(man.WinConditions, wc.String())
 		ms := Materials(o.Pieces, wc)
 		for _, m := range ms {
 			total += Size(m)
 		}
-		levelsBy = append(levelsBy, pairs(ms))
+		for _, l := range pairs(ms) {
+			for _, pr := range l {
+				jobs = append(jobs, pairJob{wi: wi, pr: pr, size: Size(pr[0]) + uint64(btoi(pr[0] != pr[1]))*Size(pr[1])})
+			}
+		}
 	}
 	nslices := 0
-	for _, lv := range levelsBy {
-		for _, l := range lv {
-			for _, p := range l {
-				nslices += 1 + btoi(p[0] != p[1])
+	for _, j := range jobs {
+		nslices += 1 + btoi(j.pr[0] != j.pr[1])
+	}
+	dependents := make([][]int, len(jobs))
+	waiting := make([]int, len(jobs))
+	var ready []int
+	for i := range jobs {
+		for k := 0; k < i; k++ {
+			if jobs[k].wi == jobs[i].wi && mayConvertTo(jobs[i].pr, jobs[k].pr) {
+				jobs[i].deps = append(jobs[i].deps, k)
+				dependents[k] = append(dependents[k], i)
 			}
+		}
+		waiting[i] = len(jobs[i].deps)
+		if waiting[i] == 0 {
+			ready = append(ready, i)
 		}
 	}
 	start := time.Now()
-	var built uint64 // entries actually computed (not skipped), for the rate
-	slicesDone := 0
+	var done, built uint64 // entries finished, and actually computed (not skipped) for the rate
+	slicesDone, finished := 0, 0
+	results := make([][2]*Table, len(jobs)) // dropped once every dependent is built
+	users := make([]int, len(jobs))         // dependents not yet built
+	entries := make([][]ManifestEntry, len(jobs))
+	errs := make([]error, len(jobs))
+	for i := range jobs {
+		users[i] = len(dependents[i])
+	}
+	failed := false
 	var mu sync.Mutex
-	for wi, wc := range o.Win {
-		tables := map[Material]*Table{}
-		for _, level := range levelsBy[wi] {
-			errs := make([]error, len(level))
-			results := make([][2]*Table, len(level))
-			skipped := make([]bool, len(level))
-			var wg sync.WaitGroup
-			next := 0
-			for w := 0; w < min(o.Threads, len(level)); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						i := next
-						next++
-						mu.Unlock()
-						if i >= len(level) {
-							return
-						}
-						pr := level[i]
-						if ts, ok := loadPair(dir, pr, wc, o.Limit); ok {
-							results[i], skipped[i] = ts, true
-						} else {
-							results[i], errs[i] = buildPair(pr, wc, o.Limit, tables)
-							if errs[i] == nil {
-								errs[i] = savePair(dir, results[i])
-							}
-						}
-						mu.Lock()
-						n := uint64(0)
-						for _, t := range results[i] {
-							if t != nil {
-								n += t.Entries()
-								slicesDone++
-							}
-						}
-						done += n
-						if !skipped[i] {
-							built += n
-						}
-						if o.Progress != nil && errs[i] == nil {
-							progress(o.Progress, slicesDone, nslices, pr, wc, skipped[i], done, total, built, time.Since(start))
-						}
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				return err
-			}
-			for _, ts := range results {
-				for _, t := range ts {
-					if t != nil {
-						tables[t.Material] = t
-						man.Tables = append(man.Tables, manifestEntry(dir, t))
+	cond := sync.NewCond(&mu)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Threads, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(ready) == 0 && finished < len(jobs) && !failed {
+					cond.Wait()
+				}
+				if finished == len(jobs) || failed {
+					return
+				}
+				// The largest ready pair first, so that the last pairs
+				// running are small ones and no thread waits long at the end.
+				best := 0
+				for r := range ready {
+					if jobs[ready[r]].size > jobs[ready[best]].size {
+						best = r
 					}
 				}
+				i := ready[best]
+				ready = append(ready[:best], ready[best+1:]...)
+				j := jobs[i]
+				sub := map[Material]*Table{}
+				for _, k := range j.deps {
+					for _, t := range results[k] {
+						if t != nil {
+							sub[t.Material] = t
+						}
+					}
+				}
+				mu.Unlock()
+				wc := o.Win[j.wi]
+				var res [2]*Table
+				var err error
+				ts, skipped := loadPair(dir, j.pr, wc, o.Limit)
+				if skipped {
+					res = ts
+				} else if res, err = buildPair(j.pr, wc, o.Limit, sub); err == nil {
+					err = savePair(dir, res)
+				}
+				var ents []ManifestEntry
+				for _, t := range res {
+					if t != nil && err == nil {
+						ents = append(ents, manifestEntry(dir, t))
+					}
+				}
+				mu.Lock()
+				results[i], entries[i], errs[i] = res, ents, err
+				if users[i] == 0 {
+					results[i] = [2]*Table{}
+				}
+				for _, k := range j.deps {
+					if users[k]--; users[k] == 0 {
+						results[k] = [2]*Table{}
+					}
+				}
+				finished++
+				if err != nil {
+					failed = true
+					cond.Broadcast()
+					continue
+				}
+				n := uint64(0)
+				for _, t := range res {
+					if t != nil {
+						n += t.Entries()
+						slicesDone++
+					}
+				}
+				done += n
+				if !skipped {
+					built += n
+				}
+				if o.Progress != nil {
+					progress(o.Progress, slicesDone, nslices, j.pr, wc, skipped, done, total, built, time.Since(start))
+				}
+				for _, d := range dependents[i] {
+					if waiting[d]--; waiting[d] == 0 {
+						ready = append(ready, d)
+					}
+				}
+				cond.Broadcast()
 			}
-		}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		man.Tables = append(man.Tables, e...)
 	}
 	for i := range man.Tables {
 		if man.Tables[i].SHA256 == "" {
@@ -147,6 +205,42 @@ func Build(dir string, o Options) error {
 		}
 	}
 	return writeManifest(dir, man)
+}
+
+// pairJob is one pair of a build: its set (an index into Options.Win), its
+// entries, and the earlier pairs it may convert to (deps), which must be
+// built first.
+type pairJob struct {
+	wi   int
+	pr   [2]Material
+	size uint64
+	deps []int
+}
+
+// mayConvertTo reports whether a conversion (or a chain of them) from a
+// slice of pair p can reach a slice of pair q (q ≠ p): pieces only vanish
+// or promote one rank, so each side of q's material must be obtainable from
+// the same side of p's, or from the other, with a turn between.
+func mayConvertTo(p, q [2]Material) bool {
+	if p == q {
+		return false
+	}
+	for _, a := range p {
+		for _, b := range q {
+			if sideFrom(b[0], a[0]) && sideFrom(b[1], a[1]) || sideFrom(b[0], a[1]) && sideFrom(b[1], a[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sideFrom reports whether one side's pieces x can come from y by captures
+// and promotions: no more Pedines, no more Pedines and Damas together, no
+// more pieces.
+func sideFrom(x, y [engine.NumRanks]uint8) bool {
+	p, d, m := engine.Pedine, engine.Dama, engine.Damone
+	return x[p] <= y[p] && x[p]+x[d] <= y[p]+y[d] && x[p]+x[d]+x[m] <= y[p]+y[d]+y[m]
 }
 
 func btoi(b bool) int {
@@ -227,41 +321,66 @@ type pairBuild struct {
 	n      int // slices: 1 or 2
 	vals   [2][]uint16
 	open   [2][]uint8 // per undecided entry: quiet moves not yet known to lose, or openNever
+	initB  [2][]uint8 // pass A records pass B's starting value of each entry (initCode)
 	sub    map[Material]*Table
 	limit  int  // the pass's level bound
 	noRule bool // pass B: conversions read the rule-off values
 	err    error
-	mu     sync.Mutex
 	moves  []engine.Move
 	pos    engine.Position // scratch: the engine's move generator keeps its receiver on the heap
+	// frontier[k][s]: the entries of slot s decided at the level being read
+	// (k = 0) and the one being found (k = 1), wins and losses apart.
+	wins, losses [2][2][]uint32
 }
 
+// initCode values of pairBuild.initB: below initWin1 the number of open
+// quiet moves of an undecided entry (openNever included).
+const (
+	initWin1   = 0xF0 // win in 1
+	initLoss0  = 0xF1 // no legal move
+	initLoss1  = 0xF2 // every move converts to a win for the opponent
+	initBroken = 0xF3
+	maxOpen    = initWin1 - 1
+)
+
 // buildPair runs pass A (the rule at limit) and pass B (the rule off) and
-// returns the finished tables.
+// returns the finished tables. Pass A values every position from its moves
+// for both passes at once, so pass B starts from what pass A recorded.
 func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Material]*Table) ([2]*Table, error) {
 	pb := &pairBuild{wc: wc, mats: pr, n: 1 + btoi(pr[0] != pr[1]), sub: sub, moves: make([]engine.Move, 0, 128)}
 	for s := 0; s < pb.n; s++ {
+		if Size(pr[s]) > math.MaxUint32 {
+			return [2]*Table{}, fmt.Errorf("egtb: %v: %d entries, more than the build numbers (2^32)", pr[s], Size(pr[s]))
+		}
 		pb.vals[s] = make([]uint16, Size(pr[s]))
+		pb.open[s] = make([]uint8, Size(pr[s]))
+		pb.initB[s] = make([]uint8, Size(pr[s]))
 	}
 	var as [2][]byte
 	pb.limit, pb.noRule = limit, false
+	pb.classifyAll()
 	pb.solve()
+	if pb.err != nil {
+		return [2]*Table{}, pb.err
+	}
 	for s := 0; s < pb.n; s++ {
-		as[s] = make([]byte, len(pb.vals[s]))
+		as[s] = pb.open[s] // pass A's open counts are done with: its codes take their place
 		for i, v := range pb.vals[s] {
 			switch {
 			case v == brokenCode:
 				as[s][i] = codeBroken
 			case v == 0 || v == drawFinal:
+				as[s][i] = 0
 			case v&lossFlag != 0:
 				as[s][i] = codeLoss + uint8(v&^lossFlag)
 			default:
 				as[s][i] = uint8(v)
 			}
 		}
-		clear(pb.vals[s])
+		pb.open[s], pb.initB[s] = pb.initB[s], nil
 	}
 	pb.limit, pb.noRule = maxLevel, true
+	pb.startB()
 	pb.solve()
 	if pb.err != nil {
 		return [2]*Table{}, pb.err
@@ -309,81 +428,142 @@ const openNever = 0xFF
 // other returns the slot of the slice the quiet moves of slot s lead to.
 func (pb *pairBuild) other(s int) int { return (s + 1) % pb.n }
 
-// solve fills vals by levels: level d finds the wins in d plies (a quiet
-// move to a loss in d−1) and then the losses in d (every move to a win in
-// under d, one of them in d−1). Candidates come from quiet un-moves of
-// the previous level; each is valued from its legal moves by the engine's
-// move generator, so an un-move can only propose, never decide.
-func (pb *pairBuild) solve() {
-	var count [maxLevel + 2]uint64
+// setInit stores an entry's starting value and open count in vals and open
+// and, when it is decided, in the frontier: loss in 0 as read at level 1,
+// wins and losses in 1 as found there.
+func (pb *pairBuild) setInit(s int, i uint32, v uint16, open uint8) {
+	if v == 0 && open == 0 {
+		v = drawFinal
+	}
+	pb.vals[s][i], pb.open[s][i] = v, open
+	switch v {
+	case lossFlag:
+		pb.losses[0][s] = append(pb.losses[0][s], i)
+	case lossFlag | 1:
+		pb.losses[1][s] = append(pb.losses[1][s], i)
+	case 1:
+		pb.wins[1][s] = append(pb.wins[1][s], i)
+	}
+}
+
+// classifyAll starts pass A: every entry valued from its moves (classify),
+// pass B's start recorded in initB.
+func (pb *pairBuild) classifyAll() {
 	for s := 0; s < pb.n; s++ {
-		m := pb.mats[s]
-		if len(pb.open[s]) != len(pb.vals[s]) {
-			pb.open[s] = make([]uint8, len(pb.vals[s]))
-		}
+		ix := newIndexer(&pb.mats[s])
 		for i := range pb.vals[s] {
-			b := unindex(uint64(i), &m)
+			b := ix.unindex(uint32(i))
 			if b.broken() {
-				pb.vals[s][i] = brokenCode
+				pb.vals[s][i], pb.initB[s][i] = brokenCode, initBroken
 				continue
 			}
-			v, open := pb.classify(&b)
-			if v == 0 && open == 0 {
-				v = drawFinal
+			va, oa, vb, ob := pb.classify(&b)
+			pb.setInit(s, uint32(i), va, oa)
+			switch vb {
+			case 1:
+				ob = initWin1
+			case lossFlag:
+				ob = initLoss0
+			case lossFlag | 1:
+				ob = initLoss1
 			}
-			pb.vals[s][i] = v
-			pb.open[s][i] = open
-			if v != drawFinal && v != 0 {
-				count[v&^lossFlag]++
+			pb.initB[s][i] = ob
+		}
+	}
+}
+
+// startB starts pass B from the codes pass A left in open.
+func (pb *pairBuild) startB() {
+	for k := range pb.wins {
+		for s := range pb.wins[k] {
+			pb.wins[k][s], pb.losses[k][s] = pb.wins[k][s][:0], pb.losses[k][s][:0]
+		}
+	}
+	for s := 0; s < pb.n; s++ {
+		for i, c := range pb.open[s] {
+			switch c {
+			case initBroken:
+				pb.vals[s][i], pb.open[s][i] = brokenCode, 0
+			case initWin1:
+				pb.setInit(s, uint32(i), 1, 0)
+			case initLoss0:
+				pb.setInit(s, uint32(i), lossFlag, 0)
+			case initLoss1:
+				pb.setInit(s, uint32(i), lossFlag|1, 0)
+			default:
+				pb.setInit(s, uint32(i), 0, c)
 			}
 		}
 	}
+}
+
+// solve fills vals by levels: level d finds the wins in d plies (a quiet
+// move to a loss in d−1) and then the losses in d (every move to a win in
+// under d, one of them in d−1). Candidates come from quiet un-moves of
+// the entries decided at the previous level (the frontier); each is valued
+// from its legal moves by the engine's move generator, so an un-move can
+// only propose, never decide. Within a level the order of the frontier
+// does not matter: a win is set once, and an open count only falls.
+func (pb *pairBuild) solve() {
+	var ix [2]indexer
+	for s := 0; s < pb.n; s++ {
+		ix[s] = newIndexer(&pb.mats[s])
+	}
+	var preds [maxPreds]board
 	for d := 1; d <= pb.limit; d++ {
-		for _, want := range []uint16{lossFlag | uint16(d-1), uint16(d - 1)} {
-			if want == 0 {
-				continue // no win in 0 plies
-			}
-			for s := 0; s < pb.n; s++ {
-				src := pb.other(s) // children of slot s live in src
-				m := pb.mats[src]
-				for i, v := range pb.vals[src] {
-					if v != want {
+		for s := 0; s < pb.n; s++ {
+			src := pb.other(s) // children of slot s live in src
+			vals := pb.vals[s]
+			for _, i := range pb.losses[0][src] {
+				x := ix[src].unindex(i)
+				for _, p := range preds[:predecessors(&x, &preds)] {
+					pi := ix[s].index(&p)
+					if vals[pi] != 0 {
 						continue
 					}
-					x := unindex(uint64(i), &m)
-					pb.predecessors(&x, func(p board) {
-						pi := index(&p, &pb.mats[s])
-						if pb.vals[s][pi] != 0 {
-							return
-						}
-						if want&lossFlag != 0 {
-							// A quiet step to a loss in d−1 wins in d (nothing
-							// shorter was found, so nothing shorter exists) if
-							// the step is legal: no capture is compulsory.
-							if pos := p.position(0); !pos.HasCapture() {
-								pb.vals[s][pi] = uint16(d)
-								count[d]++
-							}
-							return
-						}
-						// An undecided entry has no capture (those are decided
-						// at the start), so the step is legal; when its last
-						// open move turns out to reach a win, it loses in d
-						// (every other move reached a win in under d − 1).
-						switch o := pb.open[s][pi]; o {
-						case openNever:
-						case 1:
-							pb.open[s][pi] = 0
-							pb.vals[s][pi] = lossFlag | uint16(d)
-							count[d]++
-						default:
-							pb.open[s][pi] = o - 1
-						}
-					})
+					// A quiet step to a loss in d−1 wins in d (nothing
+					// shorter was found, so nothing shorter exists) if
+					// the step is legal: no capture is compulsory.
+					if !p.hasCapture() {
+						vals[pi] = uint16(d)
+						pb.wins[1][s] = append(pb.wins[1][s], uint32(pi))
+					}
 				}
 			}
 		}
-		if count[d] == 0 {
+		for s := 0; s < pb.n; s++ {
+			src := pb.other(s)
+			vals, open := pb.vals[s], pb.open[s]
+			for _, i := range pb.wins[0][src] {
+				x := ix[src].unindex(i)
+				for _, p := range preds[:predecessors(&x, &preds)] {
+					pi := ix[s].index(&p)
+					if vals[pi] != 0 {
+						continue
+					}
+					// An undecided entry has no capture (those are decided
+					// at the start), so the step is legal; when its last
+					// open move turns out to reach a win, it loses in d
+					// (every other move reached a win in under d − 1).
+					switch o := open[pi]; o {
+					case openNever:
+					case 1:
+						open[pi] = 0
+						vals[pi] = lossFlag | uint16(d)
+						pb.losses[1][s] = append(pb.losses[1][s], uint32(pi))
+					default:
+						open[pi] = o - 1
+					}
+				}
+			}
+		}
+		found := false
+		for s := 0; s < pb.n; s++ {
+			found = found || len(pb.wins[1][s]) > 0 || len(pb.losses[1][s]) > 0
+			pb.wins[0][s], pb.wins[1][s] = pb.wins[1][s], pb.wins[0][s][:0]
+			pb.losses[0][s], pb.losses[1][s] = pb.losses[1][s], pb.losses[0][s][:0]
+		}
+		if !found {
 			return
 		}
 	}
@@ -393,87 +573,122 @@ func (pb *pairBuild) solve() {
 	pb.fail(fmt.Errorf("egtb: %v: more than %d levels", pb.mats[0], maxLevel))
 }
 
-// backSteps[r][t] are the squares a piece of the other side (moving like
-// Black) of rank r could have stepped from to reach t (set by index.go's
-// init, after the square tables it needs).
+// backSteps[r][t] are the squares a piece of own side (moving like Red)
+// of rank r could have stepped from to reach t (set by index.go's init,
+// after the square tables it needs).
 var backSteps [engine.NumRanks][32]uint32
 
-// predecessors calls f with every board (own to move) from which a quiet,
-// non-promoting step could lead to x: x's other side steps back. Whether
-// the step is legal there (no capture compulsory) is for the caller's
-// forward check.
-func (pb *pairBuild) predecessors(x *board, f func(board)) {
-	occ := x.occupied()
+// maxPreds bounds the predecessors of a board: each piece of the side
+// that moved has at most four squares to have come from.
+const maxPreds = 4 * MaxPieces
+
+// predecessors writes to buf every board (own to move) from which a quiet,
+// non-promoting step could lead to x: x's other side, made own, steps
+// back. It returns how many. Whether the step is legal there (no capture
+// compulsory) is for the caller's forward check.
+func predecessors(x *board, buf *[maxPreds]board) int {
+	y := x.swapTurn()
+	occ := y.occupied()
+	n := 0
 	for r := 0; r < engine.NumRanks; r++ {
-		for ts := x[1][r]; ts != 0; ts &= ts - 1 {
+		for ts := y[0][r]; ts != 0; ts &= ts - 1 {
 			t := bits.TrailingZeros32(ts)
-			for fs := backSteps[r][t] &^ occ &^ brokenMask[1][r]; fs != 0; fs &= fs - 1 {
-				from := bits.TrailingZeros32(fs)
-				p := *x
-				p[1][r] ^= 1<<t | 1<<from
-				f(p.swapTurn())
+			for fs := backSteps[r][t] &^ occ &^ brokenMask[0][r]; fs != 0; fs &= fs - 1 {
+				buf[n] = y
+				buf[n][0][r] ^= 1<<t | 1<<bits.TrailingZeros32(fs)
+				n++
 			}
 		}
 	}
+	return n
 }
 
-// classify values b from its legal moves at the start of a pass: a win
-// in 1 (a move ends the game or converts to a loss for the opponent, or a
-// quiet step reaches a position already known to be lost in 0), a loss
-// in 0 (no legal move) or in 1 (every move converts to a win for the
-// opponent), else 0. open is the number of non-converting quiet moves,
-// each still to be found losing before b is, or openNever if a
-// conversion reaches a position the opponent does not win.
-func (pb *pairBuild) classify(b *board) (v uint16, open uint8) {
-	pb.pos = b.position(0)
-	p := &pb.pos
-	moves := p.GenerateMoves(pb.moves[:0])
-	if len(moves) == 0 {
-		return lossFlag, 0
-	}
-	slot := 0
-	if pb.n == 2 && b.material() == pb.mats[1] {
-		slot = 1
-	}
-	childSlot := pb.other(slot)
-	win, canLose := false, true
-	nquiet := 0
-	for i := range moves {
-		q := p.After(&moves[i])
-		cb := fromEngine(&q)
-		cm := cb.material()
-		if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
-			win = true // the move ends the game
-			continue
-		}
-		if cm == pb.mats[childSlot] {
-			nquiet++
-			if v := pb.vals[childSlot][index(&cb, &cm)]; v == lossFlag {
-				win = true
+// classify values b from its legal moves at the start of a pass, for pass
+// A (conversions read the rule's values: va, oa) and pass B (the rule-off
+// values: vb, ob) at once: a win in 1 (a move ends the game or converts to
+// a loss for the opponent), a loss in 0 (no legal move) or in 1 (every move
+// converts to a win for the opponent), else 0. The open count is the
+// number of non-converting quiet moves, each still to be found losing
+// before b is, or openNever if a conversion reaches a position the
+// opponent does not win.
+func (pb *pairBuild) classify(b *board) (va uint16, oa uint8, vb uint16, ob uint8) {
+	var cv childValues
+	if b.hasCapture() {
+		// Captures are compulsory, so every move is one: the engine's
+		// generator applies the rules on sequences and their priority.
+		pb.pos = b.position(0)
+		p := &pb.pos
+		moves := p.GenerateMoves(pb.moves[:0])
+		for i := range moves {
+			q := p.After(&moves[i])
+			cb := fromEngine(&q)
+			if !pb.conversion(&cb, &cv) {
+				return 0, openNever, 0, openNever
 			}
-			continue
 		}
-		t := pb.sub[cm]
-		if t == nil {
-			pb.fail(fmt.Errorf("egtb: building %v: no table for the conversion to %v", pb.mats[slot], cm))
-			return 0, openNever
+	} else {
+		// Steps only: a quiet step leads to the other slice (one to a
+		// position without a move wins in 1: level 1 finds it from that
+		// position's un-moves); a promoting one converts.
+		var promos [maxSteps]board
+		nq, np := b.steps(&promos)
+		if nq+np == 0 {
+			return lossFlag, 0, lossFlag, 0
 		}
-		ci := index(&cb, &cm)
-		var cwin, closs bool
-		if pb.noRule {
-			w := t.wdl(ci)
-			cwin, closs = w == wdlWin, w == wdlLoss
-		} else {
-			c := t.code(ci)
-			cwin, closs = c >= 1 && c < codeLoss, c >= codeLoss && c != codeBroken
-		}
-		switch {
-		case closs:
-			win = true
-		case !cwin:
-			canLose = false
+		cv.nquiet = nq
+		for i := range promos[:np] {
+			if !pb.conversion(&promos[i], &cv) {
+				return 0, openNever, 0, openNever
+			}
 		}
 	}
+	if cv.nquiet > maxOpen {
+		pb.fail(fmt.Errorf("egtb: building %v: %d quiet moves, more than %d", b.material(), cv.nquiet, maxOpen))
+	}
+	va, oa = verdict(cv.win || cv.winA, !cv.drawA, cv.nquiet)
+	vb, ob = verdict(cv.win || cv.winB, !cv.drawB, cv.nquiet)
+	return va, oa, vb, ob
+}
+
+// childValues gathers what classify learns from a position's moves: win, a
+// move ends the game; winA/winB, one converts to a loss for the opponent
+// (with the rule, without it); drawA/drawB, one converts to a position the
+// opponent does not win; nquiet, the quiet moves.
+type childValues struct {
+	win, winA, winB, drawA, drawB bool
+	nquiet                        int
+}
+
+// conversion adds the child cb (the opponent to move) of a converting move
+// to cv; false (and pb.err set) if its table is missing.
+func (pb *pairBuild) conversion(cb *board, cv *childValues) bool {
+	cm := cb.material()
+	if cm.Count(0) == 0 || (pb.wc == engine.CaptureAllDamones && cm[0][engine.Damone] == 0) {
+		cv.win = true // the move ends the game
+		return true
+	}
+	t := pb.sub[cm]
+	if t == nil {
+		pb.fail(fmt.Errorf("egtb: building %s: no table for the conversion to %v", pairName(pb.mats), cm))
+		return false
+	}
+	c := t.v[index(cb, &cm)]
+	if rc := ruleCode(c); rc >= codeLoss && rc != codeBroken {
+		cv.winA = true
+	} else if rc == 0 || rc == codeBroken {
+		cv.drawA = true
+	}
+	switch wdlOf(c) {
+	case wdlLoss:
+		cv.winB = true
+	case wdlWin:
+	default:
+		cv.drawB = true
+	}
+	return true
+}
+
+func verdict(win, canLose bool, nquiet int) (uint16, uint8) {
 	switch {
 	case win:
 		return 1, 0

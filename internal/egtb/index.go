@@ -57,7 +57,7 @@ func init() {
 		mirror32[i] = uint8(m / 2)
 	}
 	for r := engine.Pedine; r <= engine.Damone; r++ {
-		dirs := engine.Directions(engine.Black, r)
+		dirs := engine.Directions(engine.Red, r)
 		for s := 0; s < 32; s++ {
 			for d := engine.Direction(0); d < 4; d++ {
 				if dirs&(1<<d) == 0 {
@@ -68,9 +68,159 @@ func init() {
 				}
 			}
 		}
+		for s := 0; s < 32; s++ {
+			for d := engine.Direction(0); d < 4; d++ {
+				leaps[r][s][d] = [2]int8{-1, -1}
+				if engine.Directions(engine.Red, r)&(1<<d) == 0 {
+					continue
+				}
+				over := engine.Neighbour(toEngine32[s], d)
+				if over == engine.NoSquare {
+					continue
+				}
+				stepsTo[r][s] |= 1 << (over / 2)
+				if to := engine.Neighbour(over, d); to != engine.NoSquare {
+					leaps[r][s][d] = [2]int8{int8(over / 2), int8(to / 2)}
+				}
+			}
+		}
 		brokenMask[0][r] = compress(engine.PromotionSquares(engine.Red, r))
 		brokenMask[1][r] = compress(engine.PromotionSquares(engine.Black, r))
 	}
+}
+
+// leaps[r][s][d] are the square a piece of own side (moving like Red) and
+// rank r on s leaps over in direction d and the square it lands on, or
+// -1s.
+var leaps [engine.NumRanks][32][4][2]int8
+
+// stepsTo[r][s] are the squares a piece of own side (moving like Red) and
+// rank r on s steps to.
+var stepsTo [engine.NumRanks][32]uint32
+
+// maxSteps bounds a board's steps: four directions a piece.
+const maxSteps = 4 * MaxPieces
+
+// steps counts own side's steps in b (to move, no capture compulsory): nq
+// quiet ones, and np promoting ones, whose children (the opponent to
+// move, turned) it writes to promos (RULES.md, Moves and Promotion).
+func (b *board) steps(promos *[maxSteps]board) (nq, np int) {
+	occ := b.occupied()
+	for r := 0; r < engine.NumRanks; r++ {
+		for m := b[0][r]; m != 0; m &= m - 1 {
+			from := bits.TrailingZeros32(m)
+			to := stepsTo[r][from] &^ occ
+			nq += bits.OnesCount32(to &^ brokenMask[0][r])
+			for ps := to & brokenMask[0][r]; ps != 0; ps &= ps - 1 {
+				c := *b
+				c[0][r] ^= 1 << from
+				c[0][r+1] |= 1 << bits.TrailingZeros32(ps)
+				promos[np] = c.swapTurn()
+				np++
+			}
+		}
+	}
+	return nq, np
+}
+
+// hasCapture reports whether own side (to move) has a capture in b: a leap
+// over an adjacent enemy piece of the same or lower rank onto an empty
+// square (RULES.md, Captures); the first leap is all it takes.
+func (b *board) hasCapture() bool {
+	occ := b.occupied()
+	var prey uint32
+	for r := 0; r < engine.NumRanks; r++ {
+		prey |= b[1][r]
+		for m := b[0][r]; m != 0; m &= m - 1 {
+			for _, l := range &leaps[r][bits.TrailingZeros32(m)] {
+				if l[0] >= 0 && prey&(1<<l[0]) != 0 && occ&(1<<l[1]) == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// indexer numbers the boards of one material as index does, with the
+// material's groups and their place values worked out once.
+type indexer struct {
+	n      int
+	groups [6]struct{ side, rank int }
+	weight [6]uint64
+	radix  [6]uint32 // the group's number of combinations
+	size   [6]int    // the group's number of pieces
+}
+
+func newIndexer(m *Material) indexer {
+	var ix indexer
+	w := uint64(1)
+	free := 32 - m.Pieces()
+	for j := len(groupOrder) - 1; j >= 0; j-- {
+		g := groupOrder[j]
+		k := int(m[g[0]][g[1]])
+		if k == 0 {
+			continue
+		}
+		ix.groups[ix.n] = struct{ side, rank int }{g[0], g[1]}
+		ix.weight[ix.n] = w
+		ix.radix[ix.n] = uint32(binom[free+k][k])
+		ix.size[ix.n] = k
+		ix.n++
+		w *= binom[free+k][k]
+		free += k
+	}
+	// Index order: the first group first.
+	for i, j := 0, ix.n-1; i < j; i, j = i+1, j-1 {
+		ix.groups[i], ix.groups[j] = ix.groups[j], ix.groups[i]
+		ix.weight[i], ix.weight[j] = ix.weight[j], ix.weight[i]
+		ix.radix[i], ix.radix[j] = ix.radix[j], ix.radix[i]
+		ix.size[i], ix.size[j] = ix.size[j], ix.size[i]
+	}
+	return ix
+}
+
+// unindex is unindex for the indexer's material, whose entries number
+// under 2^32 (a MaxPieces set's largest slice has about 2^25), so the
+// digits come from 32-bit divisions.
+func (ix *indexer) unindex(idx uint32) board {
+	var digits [6]uint32
+	for j := ix.n - 1; j >= 0; j-- {
+		digits[j] = idx % ix.radix[j]
+		idx /= ix.radix[j]
+	}
+	var b board
+	var occ uint32
+	for j := 0; j < ix.n; j++ {
+		var mask uint32
+		if k := ix.size[j]; k < len(combos) {
+			mask = deposit(combos[k][digits[j]], occ)
+		} else {
+			mask = unrank(uint64(digits[j]), k, 32-bits.OnesCount32(occ), occ)
+		}
+		b[ix.groups[j].side][ix.groups[j].rank] = mask
+		occ |= mask
+	}
+	return b
+}
+
+// index returns b's entry number (b must have the indexer's material).
+func (ix *indexer) index(b *board) uint64 {
+	var idx uint64
+	var occ uint32
+	for j := 0; j < ix.n; j++ {
+		g := ix.groups[j]
+		var rank uint64
+		i := 0
+		for x := b[g.side][g.rank]; x != 0; x &= x - 1 {
+			sq := bits.TrailingZeros32(x)
+			i++
+			rank += binom[sq-bits.OnesCount32(occ&(1<<sq-1))][i]
+		}
+		idx += rank * ix.weight[j]
+		occ |= b[g.side][g.rank]
+	}
+	return idx
 }
 
 // compress turns an engine bitboard (dark squares only) into a 32-square
@@ -232,21 +382,63 @@ func unindex(idx uint64, m *Material) board {
 		if k == 0 {
 			continue
 		}
-		rank := digits[j]
 		var mask uint32
-		c := frees[j] - 1
-		for i := k; i >= 1; i-- {
-			for binom[c][i] > rank {
-				c--
-			}
-			rank -= binom[c][i]
-			mask |= 1 << nthFree(occ, c)
-			c--
+		if k < len(combos) {
+			mask = deposit(combos[k][digits[j]], occ)
+		} else {
+			mask = unrank(digits[j], k, frees[j], occ)
 		}
 		b[g[0]][g[1]] = mask
 		occ |= mask
 	}
 	return b
+}
+
+// combos[k][r] is the k-square combination of colex rank r as a mask of
+// relative squares (the r-th k-bit mask in increasing order), for the
+// group sizes a set holds.
+var combos [MaxPieces][]uint32
+
+func init() {
+	for k := 1; k < len(combos); k++ {
+		combos[k] = make([]uint32, 0, binom[32][k])
+		for x := uint32(1)<<k - 1; ; {
+			combos[k] = append(combos[k], x)
+			if x&(1<<31) != 0 && bits.LeadingZeros32(^x) >= k {
+				break // the top k squares: the last combination
+			}
+			// The next larger mask with as many bits (Gosper).
+			c := x & -x
+			r := x + c
+			x = ((r^x)>>2)/c | r
+		}
+	}
+}
+
+// deposit places the relative squares rel on the squares not in occ: bit
+// c of rel goes to the c-th (from 0) free square.
+func deposit(rel, occ uint32) uint32 {
+	for o := occ; o != 0; o &= o - 1 {
+		below := o&-o - 1
+		rel = rel&below | (rel&^below)<<1
+	}
+	return rel
+}
+
+// unrank returns the squares of the k-combination of colex rank among the
+// free squares left by occ, of which there are free.
+func unrank(rank uint64, k, free int, occ uint32) uint32 {
+	var mask uint32
+	c := free - 1
+	for i := k; i >= 1; i-- {
+		for binom[c][i] > rank {
+			c--
+		}
+		rank -= binom[c][i]
+		mask |= 1 << nthFree(occ, c)
+		c--
+	}
+	return mask
 }
 
 // nthFree returns the square of the c-th (from 0) square not in occ.
