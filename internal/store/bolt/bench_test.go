@@ -101,4 +101,3 @@ func BenchmarkList(b *testing.B) {
 		return s
 	}, nil)
 }
-
