@@ -52,8 +52,10 @@ type Store struct {
 	heads  *heads       // decoded records of recent games (heads.go)
 	fill   *filler      // the committer's (fill.go)
 	writes chan *write
-	quit   chan struct{}
-	done   chan struct{}
+	// arrived counts the writes handed to the committer so far.
+	arrived atomic.Int64
+	quit    chan struct{}
+	done    chan struct{}
 	// backingUp is held by the one Backup under way.
 	backingUp atomic.Bool
 }
