@@ -92,6 +92,7 @@ func (s *Store) commitLoop() {
 		case <-s.quit:
 			return
 		}
+		waiting := false // the timer runs: one wait per group, not per write
 	more:
 		for len(group) < maxGroup {
 			select {
@@ -104,17 +105,22 @@ func (s *Store) commitLoop() {
 			if d <= 0 {
 				break
 			}
-			timer.Reset(d)
+			if !waiting {
+				timer.Reset(d)
+				waiting = true
+			}
 			select {
 			case w := <-s.writes:
 				group = append(group, w)
-				timer.Stop()
 			case <-timer.C:
+				waiting = false
 				break more
 			case <-s.quit:
-				timer.Stop()
 				break more
 			}
+		}
+		if waiting {
+			timer.Stop()
 		}
 		prev = len(group)
 		start := time.Now()
@@ -123,15 +129,16 @@ func (s *Store) commitLoop() {
 	}
 }
 
-// lingerFor is how long the committer waits for one more write to join
-// the group it holds, given that the last commit took took for prev
-// writes and arrived writes came since it ended. Writers acknowledged by
-// a commit come back with their next write soon after it: while fewer
-// than prev have, it waits, at most lingerMax and at most as long as that
-// commit took (a store on a fast disk waits little), so their writes
-// share the next commit instead of each starting a new one, and many
-// games at once cost fewer commits (two fsyncs, a meta page, the shared
-// pages above the games') per move. A lone writer (prev 1) never waits.
+// lingerFor is how long, in all, the committer may wait for more writes
+// to join the group it holds, given that the last commit took took for
+// prev writes and arrived writes came since it ended (0: commit now).
+// Writers acknowledged by a commit come back with their next write soon
+// after it: while fewer than prev have, it waits, at most lingerMax and
+// at most as long as that commit took (a store on a fast disk waits
+// little), so their writes share the next commit instead of each starting
+// a new one, and many games at once cost fewer commits (two fsyncs, a
+// meta page, the shared pages above the games') per move. A lone writer
+// (prev 1) never waits.
 func lingerFor(prev int, arrived int64, took time.Duration) time.Duration {
 	if prev < 2 || arrived >= int64(prev) {
 		return 0
