@@ -147,8 +147,9 @@ func TestLingerFor(t *testing.T) {
 		{prev: 0, arrived: 0, took: 0, want: 0},                                           // the first commit
 		{prev: 1, arrived: 0, took: 5 * ms, want: 0},                                      // a lone writer never waits
 		{prev: 2, arrived: 0, took: 300 * time.Microsecond, want: 300 * time.Microsecond}, // no longer than a commit takes
-		{prev: 28, arrived: 27, took: 5 * ms, want: ms},                                   // at most lingerMax
-		{prev: 28, arrived: 28, took: 5 * ms, want: 0},                                    // all of the last commit's writers are back
+		{prev: 28, arrived: 27, took: 5 * ms, want: 5 * ms},
+		{prev: 28, arrived: 27, took: 50 * ms, want: 10 * ms}, // at most lingerMax
+		{prev: 28, arrived: 28, took: 5 * ms, want: 0},        // all of the last commit's writers are back
 		{prev: 28, arrived: 40, took: 5 * ms, want: 0},
 	} {
 		if got := lingerFor(c.prev, c.arrived, c.took); got != c.want {
