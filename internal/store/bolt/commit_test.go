@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -132,5 +133,64 @@ func TestCountAfterReopen(t *testing.T) {
 	defer s.Close()
 	if n, err := s.Count(context.Background()); err != nil || n != 3 {
 		t.Fatalf("Count after reopening = %d, %v; want 3", n, err)
+	}
+}
+
+func TestLingerFor(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		prev    int
+		arrived int64
+		took    time.Duration
+		want    time.Duration
+	}{
+		{prev: 0, arrived: 0, took: 0, want: 0},                                           // the first commit
+		{prev: 1, arrived: 0, took: 5 * ms, want: 0},                                      // a lone writer never waits
+		{prev: 2, arrived: 0, took: 300 * time.Microsecond, want: 300 * time.Microsecond}, // no longer than a commit takes
+		{prev: 28, arrived: 27, took: 5 * ms, want: 5 * ms},
+		{prev: 28, arrived: 27, took: 50 * ms, want: 10 * ms}, // at most lingerMax
+		{prev: 28, arrived: 28, took: 5 * ms, want: 0},        // all of the last commit's writers are back
+		{prev: 28, arrived: 40, took: 5 * ms, want: 0},
+	} {
+		if got := lingerFor(c.prev, c.arrived, c.took); got != c.want {
+			t.Errorf("lingerFor(%d, %d, %v) = %v; want %v", c.prev, c.arrived, c.took, got, c.want)
+		}
+	}
+}
+
+// The writers of a commit that come back at once share the next commit:
+// eight writers writing one after another in step commit in groups of
+// about eight, not four (half of them, while the other half's commit
+// runs). Each write takes 200 µs in its transaction, so a commit takes
+// longer than a writer needs to hand over its next write (microseconds),
+// on any file system (a sync on tmpfs costs next to nothing).
+func TestReturningWritersShareACommit(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const writers, each = 8, 40
+	before := txID(t, s)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				slow := func(tx *bbolt.Tx) error {
+					time.Sleep(200 * time.Microsecond)
+					return put(fmt.Sprint(w, "-", i))(tx)
+				}
+				if err := s.write(false, slow); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	commits := txID(t, s) - before
+	t.Logf("%d writes in %d commits", writers*each, commits)
+	if limit := writers * each / 5; commits > limit {
+		t.Errorf("%d writes in %d commits; want groups of at least 5 of the %d writers (at most %d commits)", writers*each, commits, writers, limit)
 	}
 }
