@@ -16,7 +16,9 @@ type Engine struct {
 	Limits search.Limits
 	// Tables, if set, are the endgame tables the search uses.
 	Tables search.Tablebase
-	s      *search.Searcher
+	// Contempt is search.Options.Contempt (0: the default).
+	Contempt search.Score
+	s        *search.Searcher
 	// Last is the result of the latest search (for reporting).
 	Last search.Result
 }
@@ -34,10 +36,17 @@ func NewEngine(lim search.Limits, hashMB int) *Engine {
 
 // Name lists the budget, e.g. "engine(movetime=100ms)".
 func (e *Engine) Name() string {
-	if e.Tables != nil {
-		return "engine(" + limitsString(e.Limits) + ",egtb)"
+	s := limitsString(e.Limits)
+	switch {
+	case e.Contempt == search.NoContempt:
+		s += ",contempt=0"
+	case e.Contempt > 0:
+		s += fmt.Sprintf(",contempt=%d", e.Contempt)
 	}
-	return "engine(" + limitsString(e.Limits) + ")"
+	if e.Tables != nil {
+		s += ",egtb"
+	}
+	return "engine(" + s + ")"
 }
 
 func limitsString(l search.Limits) string {
@@ -61,7 +70,7 @@ func (e *Engine) NewGame(uint64) { e.s.Clear() }
 
 // Move searches st within the limits.
 func (e *Engine) Move(ctx context.Context, st State) (engine.Move, error) {
-	res := e.s.Search(ctx, st.Position, search.Options{Variant: st.Variant, History: st.History, Tablebase: e.Tables}, e.Limits, nil)
+	res := e.s.Search(ctx, st.Position, search.Options{Variant: st.Variant, History: st.History, Tablebase: e.Tables, Contempt: e.Contempt}, e.Limits, nil)
 	e.Last = res
 	if !res.HasBest {
 		return engine.Move{}, ErrNoMove

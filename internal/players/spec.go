@@ -17,6 +17,7 @@ import (
 //	engine:depth=8           search to depth 8
 //	engine:movetime=1s,hash=64   keys combine; hash is the table in MiB
 //	engine:movetime=100ms,egtb=on   search with the endgame tables the caller gives (NewWithTables)
+//	engine:nodes=100000,contempt=100  a draw costs the engine 1 Pedine unless clearly behind (0: none; default 25)
 //	random                   a uniformly random legal move
 //	greedy                   the move leaving the most material, ties at random
 //	playout:movetime=100ms   Dagaz-style playouts for 100 ms a move (the default)
@@ -30,6 +31,9 @@ type Spec struct {
 	Playouts int
 	Plies    int
 	Tables   bool // engine: search with endgame tables (egtb=on)
+	// Contempt is the engine's search.Options.Contempt (0: the default;
+	// contempt=0 is search.NoContempt).
+	Contempt search.Score
 	text     string
 }
 
@@ -41,7 +45,7 @@ func ParseSpec(text string) (Spec, error) {
 	kind, params, _ := strings.Cut(strings.TrimSpace(text), ":")
 	s := Spec{Kind: strings.ToLower(kind), text: text}
 	allowed := map[string][]string{
-		"engine":  {"movetime", "nodes", "depth", "hash", "egtb"},
+		"engine":  {"movetime", "nodes", "depth", "hash", "egtb", "contempt"},
 		"random":  nil,
 		"greedy":  nil,
 		"playout": {"movetime", "playouts", "plies"},
@@ -72,6 +76,18 @@ func ParseSpec(text string) (Spec, error) {
 				case "off":
 				default:
 					err = fmt.Errorf("want on or off")
+				}
+			case "contempt":
+				var n int
+				n, err = strconv.Atoi(v)
+				switch {
+				case err != nil:
+				case n < 0 || n >= int(search.WinThreshold):
+					err = fmt.Errorf("want 0 to %d hundredths of a Pedine", search.WinThreshold-1)
+				case n == 0:
+					s.Contempt = search.NoContempt
+				default:
+					s.Contempt = search.Score(n)
 				}
 			case "movetime":
 				s.MoveTime, err = time.ParseDuration(v)
@@ -143,7 +159,9 @@ func (s Spec) NewWithTables(tb search.Tablebase) Player {
 func (s Spec) New() Player {
 	switch s.Kind {
 	case "engine":
-		return NewEngine(search.Limits{Depth: s.Depth, Nodes: s.Nodes, MoveTime: s.MoveTime}, s.HashMB)
+		e := NewEngine(search.Limits{Depth: s.Depth, Nodes: s.Nodes, MoveTime: s.MoveTime}, s.HashMB)
+		e.Contempt = s.Contempt
+		return e
 	case "random":
 		return NewRandom()
 	case "greedy":

@@ -98,7 +98,7 @@ const (
 // The search's draw scores, in the same units (docs/engine.md, Draw
 // awareness).
 //
-//   - contempt: a draw (repetition or no progress) inside the search
+//   - DefaultContempt: a draw (repetition or no progress) inside the search
 //     scores -contempt for the side to move at the root and +contempt for
 //     its opponent, unless the root's static evaluation is below
 //     -contemptOff (clearly behind, a draw is welcome and scores 0). A
@@ -112,7 +112,11 @@ const (
 //     further from 0, so the side ahead makes progress early instead of
 //     drifting to the no-progress draw.
 const (
-	contempt        = 25
+	// DefaultContempt is Options.Contempt's default.
+	DefaultContempt Score = 25
+	// NoContempt as Options.Contempt scores every draw 0.
+	NoContempt Score = -1
+
 	contemptOff     = 100
 	noProgressScale = 3
 )

@@ -43,6 +43,12 @@ type Options struct {
 	// History holds the game's earlier positions, oldest first, for the
 	// repetition rule; it may be empty.
 	History []engine.Position
+	// Contempt is what a draw costs the side to move at the root, in
+	// hundredths of a Pedine, unless it is clearly behind (docs/engine.md,
+	// Draw awareness): 0 means DefaultContempt, NoContempt none. Against
+	// an opponent known to be much weaker a larger value makes the engine
+	// play on from a small deficit instead of taking a repetition.
+	Contempt Score
 	// Tablebase, if set, gives exact values: positions it holds are
 	// scored from it instead of searched, and at the root only the moves
 	// that keep the best category it gives are considered.
@@ -161,8 +167,15 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 
 	s.pos[0] = pos
 	s.drawScore = [2]Score{}
+	c := opts.Contempt
+	switch {
+	case c == 0:
+		c = DefaultContempt
+	case c < 0:
+		c = 0
+	}
 	if Evaluate(&pos) >= -contemptOff {
-		s.drawScore = [2]Score{-contempt, contempt}
+		s.drawScore = [2]Score{-c, c}
 	}
 	var res Result
 	rootMoves := pos.LegalMoves()

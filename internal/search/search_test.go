@@ -247,12 +247,25 @@ func TestNodeLimitIsExact(t *testing.T) {
 // material), a draw is worth 0 to it.
 func TestContemptWhenAhead(t *testing.T) {
 	res := search(t, "R:RMd3:BDa8:80", Limits{Depth: 4})
-	if sc := res.Info.Lines[0].Score; sc != -contempt {
-		t.Fatalf("ahead: score %d, want -contempt (%d)", sc, -contempt)
+	if sc := res.Info.Lines[0].Score; sc != -DefaultContempt {
+		t.Fatalf("ahead: score %d, want -DefaultContempt (%d)", sc, -DefaultContempt)
 	}
 	res = search(t, "B:RMd3:BDa8:80", Limits{Depth: 4})
 	if sc := res.Info.Lines[0].Score; sc != 0 {
 		t.Fatalf("behind: score %d, want 0", sc)
+	}
+}
+
+// Options.Contempt sets what the draw costs in the same position: every
+// Red move from R:RMd3:BDa8 at the limit is a draw (TestContemptWhenAhead),
+// so the score is minus the contempt given, and 0 with NoContempt.
+func TestContemptOption(t *testing.T) {
+	for _, c := range []struct{ contempt, want Score }{{100, -100}, {NoContempt, 0}, {0, -DefaultContempt}} {
+		res := NewSearcher(4).Search(context.Background(), pos(t, "R:RMd3:BDa8:80"),
+			Options{Variant: engine.DefaultVariant(), Contempt: c.contempt}, Limits{Depth: 4}, nil)
+		if sc := res.Info.Lines[0].Score; sc != c.want {
+			t.Errorf("contempt %d: score %d, want %d", c.contempt, sc, c.want)
+		}
 	}
 }
 

@@ -184,7 +184,7 @@ func TestPoolBestMoveUsesTables(t *testing.T) {
 // draw score, blessed losses below it.
 func TestTablebaseScores(t *testing.T) {
 	s := NewSearcher(1)
-	s.drawScore = [2]Score{-contempt, contempt}
+	s.drawScore = [2]Score{-DefaultContempt, DefaultContempt}
 	w3, w5 := s.tbScore(2, egtb.Win, 3), s.tbScore(2, egtb.Win, 5)
 	if !(w3 > w5 && w5 > 10000 && !w3.IsForced()) {
 		t.Errorf("wins: DTC 3 %d, DTC 5 %d; want the shorter higher, above evaluations, not forced", w3, w5)
