@@ -74,25 +74,14 @@ func TestUnindexTables(t *testing.T) {
 // rank on both sides.
 func TestHasCaptureMatchesEngine(t *testing.T) {
 	seen := [2]int{}
-	for _, name := range []string{"PvP", "DvP", "PvD", "MvD", "DvM", "MDvPP", "PPvMD", "MPvDP", "DDvMM"} {
-		m, err := ParseMaterial(name)
-		if err != nil {
-			t.Fatal(err)
+	sampleEntries(t, []string{"PvP", "DvP", "PvD", "MvD", "DvM", "MDvPP", "PPvMD", "MPvDP", "DDvMM"}, func(name string, i uint64, b *board) {
+		p := b.position(0)
+		want := p.HasCapture()
+		if got := b.hasCapture(); got != want {
+			t.Fatalf("%s entry %d (%s): hasCapture %v, engine %v", name, i, p.String(), got, want)
 		}
-		n := Size(m)
-		for i := uint64(0); i < n; i += max(n/5000, 1) {
-			b := unindex(i, &m)
-			if b.broken() {
-				continue
-			}
-			p := b.position(0)
-			want := p.HasCapture()
-			if got := b.hasCapture(); got != want {
-				t.Fatalf("%s entry %d (%s): hasCapture %v, engine %v", name, i, p.String(), got, want)
-			}
-			seen[btoi(want)]++
-		}
-	}
+		seen[btoi(want)]++
+	})
 	if seen[0] < 1000 || seen[1] < 1000 {
 		t.Fatalf("sampled %d positions without a capture and %d with one: too few of one kind", seen[0], seen[1])
 	}
@@ -103,46 +92,56 @@ func TestHasCaptureMatchesEngine(t *testing.T) {
 // the same children of the promoting ones.
 func TestStepsMatchEngine(t *testing.T) {
 	promos := 0
-	for _, name := range []string{"PvP", "DvP", "PvD", "MvD", "PPvM", "MDvPP", "DPvMD", "PPPvM", "DDvMM"} {
+	sampleEntries(t, []string{"PvP", "DvP", "PvD", "MvD", "PPvM", "MDvPP", "DPvMD", "PPPvM", "DDvMM"}, func(name string, i uint64, b *board) {
+		if b.hasCapture() {
+			return
+		}
+		p := b.position(0)
+		want := map[board]bool{}
+		wantQuiet := 0
+		for _, mv := range p.GenerateMoves(nil) {
+			if _, promo := mv.Promotion(); !promo {
+				wantQuiet++
+				continue
+			}
+			q := p.After(&mv)
+			want[fromEngine(&q)] = true
+		}
+		var buf [maxSteps]board
+		nq, np := b.steps(&buf)
+		got := map[board]bool{}
+		for _, c := range buf[:np] {
+			got[c] = true
+		}
+		if nq != wantQuiet || np != len(want) || len(got) != len(want) {
+			t.Fatalf("%s entry %d (%s): %d quiet and %d promoting steps, engine %d and %d", name, i, p.String(), nq, np, wantQuiet, len(want))
+		}
+		for c := range want {
+			if !got[c] {
+				t.Fatalf("%s entry %d (%s): a promotion's child is missing", name, i, p.String())
+			}
+		}
+		promos += np
+	})
+	if promos < 100 {
+		t.Fatalf("only %d promoting steps sampled", promos)
+	}
+}
+
+// sampleEntries calls f with about 5,000 evenly spaced entries of each
+// material named, broken ones left out.
+func sampleEntries(t *testing.T, names []string, f func(name string, i uint64, b *board)) {
+	t.Helper()
+	for _, name := range names {
 		m, err := ParseMaterial(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := Size(m)
 		for i := uint64(0); i < n; i += max(n/5000, 1) {
-			b := unindex(i, &m)
-			if b.broken() || b.hasCapture() {
-				continue
+			if b := unindex(i, &m); !b.broken() {
+				f(name, i, &b)
 			}
-			p := b.position(0)
-			want := map[board]bool{}
-			wantQuiet := 0
-			for _, mv := range p.GenerateMoves(nil) {
-				if _, promo := mv.Promotion(); !promo {
-					wantQuiet++
-					continue
-				}
-				q := p.After(&mv)
-				want[fromEngine(&q)] = true
-			}
-			var buf [maxSteps]board
-			nq, np := b.steps(&buf)
-			got := map[board]bool{}
-			for _, c := range buf[:np] {
-				got[c] = true
-			}
-			if nq != wantQuiet || np != len(want) || len(got) != len(want) {
-				t.Fatalf("%s entry %d (%s): %d quiet and %d promoting steps, engine %d and %d", name, i, p.String(), nq, np, wantQuiet, len(want))
-			}
-			for c := range want {
-				if !got[c] {
-					t.Fatalf("%s entry %d (%s): a promotion's child is missing", name, i, p.String())
-				}
-			}
-			promos += np
 		}
-	}
-	if promos < 100 {
-		t.Fatalf("only %d promoting steps sampled", promos)
 	}
 }
