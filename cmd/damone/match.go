@@ -44,7 +44,7 @@ within each pair, and reports W/D/L, pentanomial counts, score, Elo with a
 Players (KIND[:KEY=VALUE,...]):
   engine:movetime=100ms | engine:nodes=200000 | engine:depth=8 [,hash=MiB][,egtb=on][,contempt=N]
     (egtb=on: the engine searches with the tables of --egtb-dir; contempt: what a
-    draw costs it unless clearly behind, in hundredths of a Pedine, default 25)
+    draw costs it unless clearly behind, in hundredths of a Pedine, 0..10000, default 25)
   random | greedy
   playout:movetime=100ms | playout:playouts=50 [,plies=20]`)
 	p1 := fs.String("player1", "engine:movetime=100ms", "player 1 (see below)")

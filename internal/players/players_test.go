@@ -214,6 +214,7 @@ func TestParseSpec(t *testing.T) {
 		{"engine:depth=6,egtb=off", Spec{Kind: "engine", Depth: 6}, "engine(depth=6)"},
 		{"engine:depth=6,contempt=100", Spec{Kind: "engine", Depth: 6, Contempt: 100}, "engine(depth=6,contempt=100)"},
 		{"engine:depth=6,contempt=0", Spec{Kind: "engine", Depth: 6, Contempt: search.NoContempt}, "engine(depth=6,contempt=0)"},
+		{"engine:depth=6,contempt=10000", Spec{Kind: "engine", Depth: 6, Contempt: 10000}, "engine(depth=6,contempt=10000)"},
 		{"random", Spec{Kind: "random"}, "random"},
 		{"greedy", Spec{Kind: "greedy"}, "greedy"},
 		{"playout:movetime=20ms", Spec{Kind: "playout", MoveTime: 20 * time.Millisecond}, "playout(movetime=20ms,plies=20)"},
@@ -234,7 +235,7 @@ func TestParseSpec(t *testing.T) {
 	}
 	for _, bad := range []string{"", "stockfish", "engine:movetime", "engine:movetime=fast", "engine:nodes=-3",
 		"engine:playouts=3", "random:movetime=1s", "playout:movetime=1s,playouts=3", "engine:depth=0", "engine:egtb=yes", "playout:egtb=on",
-		"engine:contempt=-1", "engine:contempt=29000", "engine:contempt=lots", "playout:contempt=10"} {
+		"engine:contempt=-1", "engine:contempt=29000", "engine:contempt=28999", "engine:contempt=10001", "engine:contempt=", "engine:contempt=lots", "playout:contempt=10"} {
 		if _, err := ParseSpec(bad); err == nil {
 			t.Fatalf("%q: no error", bad)
 		}

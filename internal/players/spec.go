@@ -82,8 +82,8 @@ func ParseSpec(text string) (Spec, error) {
 				n, err = strconv.Atoi(v)
 				switch {
 				case err != nil:
-				case n < 0 || n >= int(search.WinThreshold):
-					err = fmt.Errorf("want 0 to %d hundredths of a Pedine", search.WinThreshold-1)
+				case n < 0 || n > int(search.MaxContempt):
+					err = fmt.Errorf("want 0 to %d hundredths of a Pedine", search.MaxContempt)
 				case n == 0:
 					s.Contempt = search.NoContempt
 				default:

@@ -116,6 +116,12 @@ const (
 	DefaultContempt Score = 25
 	// NoContempt as Options.Contempt scores every draw 0.
 	NoContempt Score = -1
+	// MaxContempt is the largest Options.Contempt used (larger ones are
+	// taken as it): a draw, and a tablebase's cursed win or blessed loss
+	// one point from it, must stay below every tablebase win and above
+	// every tablebase loss (tbWin), so that no contempt makes a known
+	// loss better than a draw.
+	MaxContempt Score = 10000
 
 	contemptOff     = 100
 	noProgressScale = 3

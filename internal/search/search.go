@@ -45,7 +45,8 @@ type Options struct {
 	History []engine.Position
 	// Contempt is what a draw costs the side to move at the root, in
 	// hundredths of a Pedine, unless it is clearly behind (docs/engine.md,
-	// Draw awareness): 0 means DefaultContempt, NoContempt none. Against
+	// Draw awareness): 0 means DefaultContempt, NoContempt none, at most
+	// MaxContempt (larger is taken as MaxContempt). Against
 	// an opponent known to be much weaker a larger value makes the engine
 	// play on from a small deficit instead of taking a repetition.
 	Contempt Score
@@ -173,6 +174,8 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 		c = DefaultContempt
 	case c < 0:
 		c = 0
+	case c > MaxContempt:
+		c = MaxContempt
 	}
 	if Evaluate(&pos) >= -contemptOff {
 		s.drawScore = [2]Score{-c, c}

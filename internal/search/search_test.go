@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/damone-rules/damone/internal/egtb"
 	"github.com/damone-rules/damone/internal/engine"
 )
 
@@ -265,6 +266,30 @@ func TestContemptOption(t *testing.T) {
 			Options{Variant: engine.DefaultVariant(), Contempt: c.contempt}, Limits{Depth: 4}, nil)
 		if sc := res.Info.Lines[0].Score; sc != c.want {
 			t.Errorf("contempt %d: score %d, want %d", c.contempt, sc, c.want)
+		}
+	}
+}
+
+// However large the contempt asked for, a draw (and a tablebase's cursed
+// win or blessed loss, one point either side) stays an evaluation: below
+// every tablebase win and above every tablebase loss at any ply and DTC
+// (DTC < 128, egtb.MaxLimit), and never a forced result. 28999 is one
+// below WinThreshold, the most damone match used to accept.
+func TestContemptStaysBelowTablebaseResults(t *testing.T) {
+	for _, c := range []Score{WinThreshold - 1, 1 << 20} {
+		s := NewSearcher(1)
+		s.Search(context.Background(), pos(t, "R:RMd3:BDa8:80"), Options{Variant: engine.DefaultVariant(), Contempt: c}, Limits{Depth: 1}, nil)
+		if s.drawScore[0] >= 0 {
+			t.Fatalf("contempt %d: draw score %d at the root, want below 0", c, s.drawScore[0])
+		}
+		for ply := 0; ply < maxPly; ply++ {
+			lowestWin, highestLoss := s.tbScore(ply, egtb.Win, 127), s.tbScore(ply, egtb.Loss, 127)
+			for _, cat := range []egtb.Category{egtb.CursedWin, egtb.Draw, egtb.BlessedLoss} {
+				sc := s.tbScore(ply, cat, 0)
+				if sc >= lowestWin || sc <= highestLoss || sc.IsForced() {
+					t.Fatalf("contempt %d, ply %d: %v scores %d, want strictly between a tablebase loss (%d) and win (%d)", c, ply, cat, sc, highestLoss, lowestWin)
+				}
+			}
 		}
 	}
 }
