@@ -285,3 +285,27 @@ func fileSize(t *testing.T, path string) int64 {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A table file that cannot be put in place (here a directory holds its
+// name) fails the build with an error naming it, and leaves no temporary
+// file behind in the set's directory.
+func TestBuildFailingRenameLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "MvM.pieces.dmtb")
+	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := egtb.Build(dir, egtb.Options{Pieces: 2})
+	if err == nil || !strings.Contains(err.Error(), blocker) {
+		t.Fatalf("Build into a directory whose table name is taken: %v; want an error naming %s", err, blocker)
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("%s left in the set's directory", e.Name())
+		}
+	}
+}
