@@ -18,8 +18,7 @@ import (
 func staleReplica(t *testing.T) (a *games.Service, sa, sb *Store, id string, tok games.Tokens, fresh *games.Game) {
 	t.Helper()
 	dsn := pgtest.FreshDSN(t)
-	sa, sb = open(t, dsn), open(t, dsn)
-	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
+	sa, sb, a, b := replicaPair(t, dsn)
 	ctx := context.Background()
 	g, tok, err := a.Create(ctx, engine.DefaultVariant())
 	if err != nil {
@@ -109,8 +108,7 @@ func TestStaleCopyGivesNoFalseMismatch(t *testing.T) {
 // lost or refused.
 func TestStaleCopyLosesNoMove(t *testing.T) {
 	dsn := pgtest.FreshDSN(t)
-	sa, sb := open(t, dsn), open(t, dsn)
-	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
+	sa, sb, a, b := replicaPair(t, dsn)
 	ctx := context.Background()
 	g, tok, err := a.Create(ctx, engine.DefaultVariant())
 	if err != nil {

@@ -37,8 +37,8 @@ func sideToken(g *games.Game, tok games.Tokens) string {
 // none written twice).
 func TestReplicasRaceOnOneGame(t *testing.T) {
 	dsn := pgtest.FreshDSN(t)
-	sa, sb := open(t, dsn), open(t, dsn)
-	svcs := []*games.Service{games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)}
+	sa, _, a, b := replicaPair(t, dsn)
+	svcs := []*games.Service{a, b}
 	ctx := context.Background()
 	const nGames, plies = 12, 10
 	type ack struct {
@@ -50,14 +50,7 @@ func TestReplicasRaceOnOneGame(t *testing.T) {
 		mu   sync.Mutex
 		acks = map[string][]ack{}
 	)
-	ids, toks := make([]string, nGames), make([]games.Tokens, nGames)
-	for i := range nGames {
-		g, tok, err := svcs[0].Create(ctx, engine.DefaultVariant())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i], toks[i] = g.ID, tok
-	}
+	ids, toks := createGames(ctx, t, svcs[0], nGames)
 	var wg sync.WaitGroup
 	for i := range nGames {
 		for r, svc := range svcs {
@@ -134,8 +127,7 @@ func TestReplicasRaceOnOneGame(t *testing.T) {
 // played, with the same move event, and the move is stored once.
 func TestRequestReplaysAcrossReplicas(t *testing.T) {
 	dsn := pgtest.FreshDSN(t)
-	sa, sb := open(t, dsn), open(t, dsn)
-	a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
+	_, sb, a, b := replicaPair(t, dsn)
 	ctx := context.Background()
 	const nGames = 24
 	for i := range nGames {
@@ -207,8 +199,7 @@ func TestCallerLeavesMidBatch(t *testing.T) {
 	for _, where := range []string{"same replica", "other replica"} {
 		t.Run(where, func(t *testing.T) {
 			dsn := pgtest.FreshDSN(t)
-			sa, sb := open(t, dsn), open(t, dsn)
-			a, b := games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
+			_, sb, a, b := replicaPair(t, dsn)
 			ctx := context.Background()
 			g, tok, err := a.Create(ctx, engine.DefaultVariant())
 			if err != nil {
@@ -349,8 +340,8 @@ func TestCloseWhileWritesWait(t *testing.T) {
 // notifications in the order of its events, ending with its last.
 func TestNotifyInCommitOrder(t *testing.T) {
 	dsn := pgtest.FreshDSN(t)
-	sa, sb := open(t, dsn), open(t, dsn)
-	svcs := []*games.Service{games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)}
+	_, _, a, b := replicaPair(t, dsn)
+	svcs := []*games.Service{a, b}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -361,15 +352,7 @@ func TestNotifyInCommitOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	const nGames, plies = 16, 8
-	ids := make([]string, nGames)
-	toks := make([]games.Tokens, nGames)
-	for i := range nGames {
-		g, tok, err := svcs[0].Create(ctx, engine.DefaultVariant())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i], toks[i] = g.ID, tok
-	}
+	ids, toks := createGames(ctx, t, svcs[0], nGames)
 	var wg sync.WaitGroup
 	for i := range nGames {
 		wg.Add(1)
@@ -461,4 +444,26 @@ func TestBatchVersionCheckIsExact(t *testing.T) {
 			t.Errorf("game %s at version %d, want %d", g.ID, g.Version, want)
 		}
 	}
+}
+
+// replicaPair opens two stores on one database, as two replicas would,
+// and a game service on each.
+func replicaPair(t *testing.T, dsn string) (sa, sb *Store, a, b *games.Service) {
+	t.Helper()
+	sa, sb = open(t, dsn), open(t, dsn)
+	return sa, sb, games.NewService(sa, games.DefaultLimits), games.NewService(sb, games.DefaultLimits)
+}
+
+// createGames creates n games of the default variant on svc.
+func createGames(ctx context.Context, t *testing.T, svc *games.Service, n int) ([]string, []games.Tokens) {
+	t.Helper()
+	ids, toks := make([]string, n), make([]games.Tokens, n)
+	for i := range n {
+		g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i], toks[i] = g.ID, tok
+	}
+	return ids, toks
 }
