@@ -52,11 +52,8 @@ type Store struct {
 	heads  *heads       // decoded records of recent games (heads.go)
 	fill   *filler      // the committer's (fill.go)
 	writes chan *write
-	// arrived counts the writes handed to the committer so far; acked is
-	// what it was when the last commit's acknowledgements were sent (the
-	// committer's only).
+	// arrived counts the writes handed to the committer so far.
 	arrived atomic.Int64
-	acked   int64
 	quit    chan struct{}
 	done    chan struct{}
 	// backingUp is held by the one Backup under way.

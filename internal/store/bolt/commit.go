@@ -128,8 +128,8 @@ func (s *Store) commitLoop() {
 		}
 		prev = len(group)
 		start := time.Now()
-		s.commit(group)
-		took, ended = time.Since(start), s.acked
+		ended = s.commit(group)
+		took = time.Since(start)
 	}
 }
 
@@ -162,7 +162,12 @@ type groupFailed struct{ err error }
 
 func (e *groupFailed) Error() string { return e.err.Error() }
 
-func (s *Store) commit(group []*write) {
+// commit runs group in one transaction (each write alone if the group
+// fails) and answers each write. It returns how many writes had been
+// handed over when its last transaction ended, before any answer went
+// out: the writes that come after are the answered ones coming back
+// (lingerFor).
+func (s *Store) commit(group []*write) (ended int64) {
 	errs := make([]error, len(group))
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		s.fill.ahead(tx.Size())
@@ -176,9 +181,7 @@ func (s *Store) commit(group []*write) {
 		}
 		return nil
 	})
-	// Writes handed over from now on came after the acknowledgements
-	// (lingerFor); the committer's own, so no lock.
-	s.acked = s.arrived.Load()
+	ended = s.arrived.Load()
 	var failed *groupFailed
 	switch {
 	case err == nil:
@@ -192,7 +195,7 @@ func (s *Store) commit(group []*write) {
 		// The whole transaction was rolled back: run each write alone, so
 		// only the one at fault fails.
 		for _, w := range group {
-			s.commit([]*write{w})
+			ended = s.commit([]*write{w})
 		}
 	default:
 		if failed != nil {
@@ -202,4 +205,5 @@ func (s *Store) commit(group []*write) {
 			w.done <- err
 		}
 	}
+	return ended
 }
