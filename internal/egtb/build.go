@@ -141,16 +141,16 @@ func Build(dir string, o Options) error {
 				wc := o.Win[j.wi]
 				var res [2]*Table
 				var err error
-				ts, skipped := loadPair(dir, j.pr, wc, o.Limit)
+				ts, sums, skipped := loadPair(dir, j.pr, wc, o.Limit)
 				if skipped {
 					res = ts
 				} else if res, err = buildPair(j.pr, wc, o.Limit, sub); err == nil {
-					err = savePair(dir, res)
+					sums, err = savePair(dir, res)
 				}
 				var ents []ManifestEntry
-				for _, t := range res {
+				for k, t := range res {
 					if t != nil && err == nil {
-						ents = append(ents, manifestEntry(dir, t))
+						ents = append(ents, manifestEntry(t, sums[k]))
 					}
 				}
 				mu.Lock()
@@ -272,44 +272,59 @@ func pairName(pr [2]Material) string {
 	return pr[0].String() + " + " + pr[1].String()
 }
 
-func manifestEntry(dir string, t *Table) ManifestEntry {
-	name := FileName(t.Material, t.Win)
-	e := ManifestEntry{File: name, WinCondition: t.Win.String(), Material: t.Material.String(), Entries: t.Entries(), Stats: t.Stats}
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err == nil {
-		sum := sha256.Sum256(data)
-		e.SHA256 = hex.EncodeToString(sum[:])
-		e.Bytes = int64(len(data))
-	}
-	return e
+// fileSum is what the manifest says of a table's file: its SHA-256 (hex)
+// and size in bytes, taken from the bytes written or read, so the file is
+// not read again for it.
+type fileSum struct {
+	sha256 string
+	bytes  int64
 }
 
-// loadPair returns a pair's tables if their files exist and check out.
-func loadPair(dir string, pr [2]Material, wc engine.WinCondition, limit int) ([2]*Table, bool) {
+func sumOf(data []byte) fileSum {
+	sum := sha256.Sum256(data)
+	return fileSum{hex.EncodeToString(sum[:]), int64(len(data))}
+}
+
+func manifestEntry(t *Table, f fileSum) ManifestEntry {
+	return ManifestEntry{File: FileName(t.Material, t.Win), WinCondition: t.Win.String(), Material: t.Material.String(),
+		Entries: t.Entries(), Stats: t.Stats, SHA256: f.sha256, Bytes: f.bytes}
+}
+
+// loadPair returns a pair's tables, and their files' sums, if their files
+// exist and check out.
+func loadPair(dir string, pr [2]Material, wc engine.WinCondition, limit int) ([2]*Table, [2]fileSum, bool) {
 	var ts [2]*Table
+	var sums [2]fileSum
 	for i, m := range pr {
 		if i == 1 && pr[1] == pr[0] {
 			break
 		}
-		t, err := readTable(filepath.Join(dir, FileName(m, wc)), expect{m, wc, limit, false})
+		path := filepath.Join(dir, FileName(m, wc))
+		data, err := readSetFile(path, 0)
 		if err != nil {
-			return ts, false
+			return ts, sums, false
 		}
-		ts[i] = t
+		if ts[i], err = decodeTable(path, data, expect{m, wc, limit, false}); err != nil {
+			return ts, sums, false
+		}
+		sums[i] = sumOf(data)
 	}
-	return ts, true
+	return ts, sums, true
 }
 
-func savePair(dir string, ts [2]*Table) error {
-	for _, t := range ts {
+func savePair(dir string, ts [2]*Table) ([2]fileSum, error) {
+	var sums [2]fileSum
+	for i, t := range ts {
 		if t == nil {
 			continue
 		}
-		if err := writeFileAtomic(filepath.Join(dir, FileName(t.Material, t.Win)), encodeTable(t)); err != nil {
-			return err
+		data := encodeTable(t)
+		if err := writeFileAtomic(filepath.Join(dir, FileName(t.Material, t.Win)), data); err != nil {
+			return sums, err
 		}
+		sums[i] = sumOf(data)
 	}
-	return nil
+	return sums, nil
 }
 
 // pairBuild solves one pair {A, A.Swap()} (one slice when A is its own

@@ -34,7 +34,7 @@ func BenchmarkBuildPairMMMvMM(b *testing.B) {
 func benchPair(b *testing.B, dir string, pieces int, name string, wc engine.WinCondition) {
 	sub := map[Material]*Table{}
 	for _, m := range Materials(pieces, wc) {
-		ts, ok := loadPair(dir, [2]Material{m, m}, wc, engine.DefaultNoProgressLimit)
+		ts, _, ok := loadPair(dir, [2]Material{m, m}, wc, engine.DefaultNoProgressLimit)
 		if !ok {
 			b.Fatalf("%v: not loaded from %s", m, dir)
 		}
