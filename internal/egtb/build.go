@@ -424,7 +424,7 @@ func buildPair(pr [2]Material, wc engine.WinCondition, limit int, sub map[Materi
 		if err != nil {
 			return out, fmt.Errorf("egtb: %v: %v", pr[s], err)
 		}
-		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, v: v}
+		out[s] = &Table{Material: pr[s], Win: wc, Limit: limit, Stats: st, v: v, ix: newIndexer(&pr[s])}
 		pb.vals[s], pb.open[s] = nil, nil
 	}
 	return out, nil
@@ -687,7 +687,7 @@ func (pb *pairBuild) conversion(cb *board, cv *childValues) bool {
 		pb.fail(fmt.Errorf("egtb: building %s: no table for the conversion to %v", pairName(pb.mats), cm))
 		return false
 	}
-	c := t.v[index(cb, &cm)]
+	c := t.v[t.ix.index(cb)]
 	if rc := ruleCode(c); rc >= codeLoss && rc != codeBroken {
 		cv.winA = true
 	} else if rc == 0 || rc == codeBroken {

@@ -96,3 +96,17 @@ func SetLazyForTest(pieces, blocks int) (restore func()) {
 	lazyFrom, lazyCacheBlocks = pieces, blocks
 	return func() { lazyFrom, lazyCacheBlocks = oldFrom, oldBlocks }
 }
+
+// index returns b's entry number in its material m (b must have that
+// material), for tests with no table at hand.
+func index(b *board, m *Material) uint64 {
+	ix := newIndexer(m)
+	return ix.index(b)
+}
+
+// unindex is index's inverse: the board of entry idx of material m. Every
+// material of a set has under 2^32 entries (Build refuses more).
+func unindex(idx uint64, m *Material) board {
+	ix := newIndexer(m)
+	return ix.unindex(uint32(idx))
+}

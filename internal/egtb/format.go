@@ -96,6 +96,7 @@ type Table struct {
 	Stats    Stats
 	v        []byte // one code per entry, as in section V; nil if lazy
 	lazy     *lazyTable
+	ix       indexer // numbers the material's boards
 }
 
 // Entries returns the number of index entries.
@@ -332,6 +333,7 @@ func decodeTable(path string, data []byte, want expect) (*Table, error) {
 	if t.Material != want.material {
 		return bad("holds material %v, want %v", t.Material, want.material)
 	}
+	t.ix = newIndexer(&t.Material)
 	n := le.Uint64(data[24:])
 	if n != Size(t.Material) {
 		return bad("header says %d entries, material %v has %d", n, t.Material, Size(t.Material))

@@ -142,8 +142,9 @@ func (b *board) hasCapture() bool {
 	return false
 }
 
-// indexer numbers the boards of one material as index does, with the
-// material's groups and their place values worked out once.
+// indexer numbers the boards of one material (index, unindex), with the
+// material's groups and their place values worked out once: the build
+// keeps one a slice.
 type indexer struct {
 	n      int
 	groups [6]struct{ side, rank int }
@@ -180,8 +181,8 @@ func newIndexer(m *Material) indexer {
 	return ix
 }
 
-// unindex is unindex for the indexer's material, whose entries number
-// under 2^32 (a MaxPieces set's largest slice has about 2^25), so the
+// unindex returns the board of entry idx of the indexer's material, whose
+// entries number under 2^32 (a MaxPieces set's largest slice has about 2^25), so the
 // digits come from 32-bit divisions.
 func (ix *indexer) unindex(idx uint32) board {
 	var digits [6]uint32
@@ -328,70 +329,6 @@ func Size(m Material) uint64 {
 		free -= k
 	}
 	return n
-}
-
-// index returns b's entry number in its material m (b must have that
-// material).
-func index(b *board, m *Material) uint64 {
-	var idx uint64
-	var occ uint32
-	free := 32
-	for _, g := range groupOrder {
-		k := int(m[g[0]][g[1]])
-		if k == 0 {
-			continue
-		}
-		var rank uint64
-		i := 0
-		for x := b[g[0]][g[1]]; x != 0; x &= x - 1 {
-			sq := bits.TrailingZeros32(x)
-			c := sq - bits.OnesCount32(occ&(1<<sq-1))
-			i++
-			rank += binom[c][i]
-		}
-		idx = idx*binom[free][k] + rank
-		occ |= b[g[0]][g[1]]
-		free -= k
-	}
-	return idx
-}
-
-// unindex is index's inverse: the board of entry idx of material m.
-func unindex(idx uint64, m *Material) board {
-	var digits [6]uint64
-	var frees [6]int
-	free := 32
-	for j, g := range groupOrder {
-		frees[j] = free
-		free -= int(m[g[0]][g[1]])
-	}
-	for j := 5; j >= 0; j-- {
-		g := groupOrder[j]
-		k := int(m[g[0]][g[1]])
-		if k == 0 {
-			continue
-		}
-		n := binom[frees[j]][k]
-		digits[j] = idx % n
-		idx /= n
-	}
-	var b board
-	var occ uint32
-	for j, g := range groupOrder {
-		k := int(m[g[0]][g[1]])
-		if k == 0 {
-			continue
-		}
-		var mask uint32
-		if k < len(combos) {
-			mask = deposit(combos[k][digits[j]], occ)
-		} else {
-			mask = unrank(digits[j], k, frees[j], occ)
-		}
-		b[g[0]][g[1]] = mask
-		occ |= mask
-	}
-	return b
 }
 
 // combos[k][r] is the k-square combination of colex rank r as a mask of

@@ -140,7 +140,7 @@ func (s *Set) Probe(p *engine.Position, wc engine.WinCondition) (Value, error) {
 	if t == nil {
 		return Value{}, fmt.Errorf("%w: no table for %v", ErrNotInTables, m)
 	}
-	i := index(&b, &m)
+	i := t.ix.index(&b)
 	var x uint8
 	if t.v != nil {
 		x = t.v[i]

@@ -107,7 +107,7 @@ func verifyTable(set *Set, dir string, e ManifestEntry, maxErrors int, r *Verify
 	t := set.tables[wc][m]
 	name := filepath.Join(dir, e.File)
 	for i := uint64(0); i < t.Entries(); i++ {
-		b := unindex(i, &m)
+		b := t.ix.unindex(uint32(i))
 		if b.broken() {
 			if t.code(i) != codeBroken || t.wdl(i) != wdlBroken {
 				r.add(maxErrors, "%s: entry %d: unreachable position not marked broken", name, i)
@@ -128,7 +128,7 @@ func verifyTable(set *Set, dir string, e ManifestEntry, maxErrors int, r *Verify
 			r.add(maxErrors, "%s: entry %d (%v): stored %s, its moves give %s (rule off)", name, i, p.String(), wdlText(got), wdlText(wantB))
 		}
 		mb := b.mirror()
-		mi := index(&mb, &m)
+		mi := t.ix.index(&mb)
 		if t.v[mi] != t.v[i] || t.wdl(mi) != t.wdl(i) {
 			r.add(maxErrors, "%s: entry %d (%v) differs from its mirror, entry %d", name, i, p.String(), mi)
 		}
@@ -159,7 +159,7 @@ func recompute(set *Set, wc engine.WinCondition, b *board, buf []engine.Move) (u
 		if t == nil {
 			return 0, 0, fmt.Errorf("move %v leads to %v, which has no table", moves[i], cm)
 		}
-		ci := index(&cb, &cm)
+		ci := t.ix.index(&cb)
 		conv := cm != m.Swap()
 		c, w := t.code(ci), t.wdl(ci)
 		step := 1
