@@ -31,7 +31,7 @@ var (
 )
 
 // set4 opens the ≤ 4-piece set in $DAMONE_BENCH_EGTB4 (damone egtb build
-// --pieces 4), or builds one (about 90 s of CPU) into a temporary
+// --pieces 4), or builds one (about 25 s of CPU) into a temporary
 // directory, once.
 func set4(b *testing.B) *egtb.Set {
 	tb4Once.Do(func() {
