@@ -153,7 +153,8 @@ func TestEveryDocumentedBenchMeasures(t *testing.T) {
 		t.Setenv("TMPDIR", t.TempDir())
 		out, errOut, code := runCLI("soak", "--server-bin", serverBin, "--json", "--duration", "8s", "--kill-every", "2s", "--sample-every", "500ms")
 		if code != 0 {
-			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			// The cause is stderr's last line; the JSON report is long.
+			t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
 		}
 		var rep soakReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {

@@ -49,6 +49,13 @@ var soakTrendLimits = []struct {
 	{"p99_ms", 0.50, 10},
 }
 
+// minP99Calls is the fewest calls an interval needs for its p99 to be
+// judged across intervals: with fewer, the p99 rests on one or two calls
+// (of 121 calls it is the second slowest), a draw of the machine's load
+// rather than a statistic, and three such draws often fall on a line.
+// With 1,000 calls, 10 lie above it.
+const minP99Calls = 1000
+
 // Within one interval (one server process), samples after the first
 // quarter: goroutines and open files may not climb either.
 var soakInProcessLimits = []struct {
@@ -426,12 +433,21 @@ func judgeSoak(ivs []*soakInterval, warmup int) (trends, inProcess []trendCheck)
 		}
 		panic("unknown metric " + metric)
 	}
+	fewest := after[0].Calls
+	for _, iv := range after {
+		fewest = min(fewest, iv.Calls)
+	}
 	for _, l := range soakTrendLimits {
 		ys := make([]float64, len(after))
 		for i, iv := range after {
 			ys[i] = series(l.metric, iv)
 		}
-		trends = append(trends, checkTrend(l.metric, ys, l.rel, l.abs))
+		c := checkTrend(l.metric, ys, l.rel, l.abs)
+		if l.metric == "p99_ms" && fewest < minP99Calls {
+			c.Rising = false
+			c.NotJudged = fmt.Sprintf("an interval answered %d calls, fewer than the %d a p99 needs", fewest, minP99Calls)
+		}
+		trends = append(trends, c)
 	}
 	for _, iv := range after {
 		late := iv.samples[len(iv.samples)/4:]
@@ -744,8 +760,11 @@ func (rep *soakReport) writeText(w io.Writer) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range rep.Trends {
 		verdict := "flat"
-		if t.Rising {
+		switch {
+		case t.Rising:
 			verdict = "RISING"
+		case t.NotJudged != "":
+			verdict = "not judged (" + t.NotJudged + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\tprojected rise %.4g\ttolerance %.4g\tt %.2f (critical %.2f)\n", t.Metric, verdict, t.Rise, t.Tolerance, math.Max(-999, math.Min(999, t.T)), t.TCrit)
 	}

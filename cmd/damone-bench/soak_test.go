@@ -183,6 +183,23 @@ func TestJudgeSoak(t *testing.T) {
 	if len(in) != 1 || in[0].Metric != "goroutines in interval 3" {
 		t.Errorf("in-process climbs %+v, want goroutines in interval 3", in)
 	}
+	// p99 climbing 20, 40, 60 ms is a trend when each interval's p99
+	// rests on enough calls, and is left unjudged when it does not.
+	for _, c := range []struct {
+		calls  int
+		rising bool
+	}{{minP99Calls, true}, {121, false}} {
+		ivs := []*soakInterval{mk(1, 40), mk(2, 40), mk(3, 40), mk(4, 40)}
+		for i, iv := range ivs {
+			iv.Calls, iv.P99ms = c.calls, float64(20*i)
+		}
+		trends, _ := judgeSoak(ivs, 1)
+		for _, tr := range trends {
+			if tr.Metric == "p99_ms" && (tr.Rising != c.rising || (tr.NotJudged == "") != c.rising) {
+				t.Errorf("%d calls per interval: p99 %v rising %v, not judged %q; want rising %v", c.calls, tr.Values, tr.Rising, tr.NotJudged, c.rising)
+			}
+		}
+	}
 	// Too few intervals after the warm-up: nothing judged.
 	if trends, _ := judgeSoak(ivs[:3], 1); trends != nil {
 		t.Errorf("2 intervals after the warm-up judged: %+v", trends)

@@ -26,6 +26,9 @@ type trendCheck struct {
 	T         float64   `json:"t"`
 	TCrit     float64   `json:"t_critical"`
 	Rising    bool      `json:"rising"`
+	// NotJudged, when set, says why the series was left unjudged (and
+	// Rising is false).
+	NotJudged string `json:"not_judged,omitempty"`
 }
 
 // tCrit95 is the one-sided 95 % quantile of Student's t distribution for
