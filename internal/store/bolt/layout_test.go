@@ -45,6 +45,7 @@ func TestEventLeavesAreFilled(t *testing.T) {
 			t.Fatalf("move %d: %v", i+1, err)
 		}
 	}
+	settle(t, s)
 	var st bbolt.BucketStats
 	s.db.View(func(tx *bbolt.Tx) error {
 		st = tx.Bucket(bucketEvents).Bucket([]byte(g.ID)).Stats()
