@@ -22,7 +22,7 @@ import (
 
 // checkpointEvery is how often the checkpointer writes the overlay into
 // bbolt (sooner when the log grows past checkpointAt).
-const checkpointEvery = 200 * time.Millisecond
+var checkpointEvery = 200 * time.Millisecond
 
 // keyApplied is the meta key of the last log group the file holds: 8
 // bytes, big-endian. A file without it holds none.
