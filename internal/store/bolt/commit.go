@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -244,7 +245,7 @@ func (s *Store) commit(group []*write) (ended int64) {
 	}
 	if err == nil && len(accepted) > 0 {
 		var g int64
-		if g, err = s.wal.append(frame); err != nil {
+		if g, err = s.wal.append(frame, !s.noSync.Load()); err != nil {
 			// What the log holds is unknown now: no more writes.
 			s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server)", err)
 		} else {
@@ -348,6 +349,7 @@ type storeState struct {
 	applied  int64  // the last group in bbolt: the checkpointer's
 	broken   error  // the committer's: set once a log append failed
 	hold     func() // tests: run by the committer before each group
+	noSync   atomic.Bool
 	writes   chan *write
 	quit     chan struct{}
 	stopping sync.Once
@@ -357,4 +359,11 @@ type storeState struct {
 	ckptNow  chan chan error
 	ckptQuit chan struct{}
 	ckptDone chan struct{}
+}
+
+// setNoSync turns off (or back on) the syncs of the log and of bbolt: for
+// tests and benchmarks whose setup needs speed, not durability.
+func (s *Store) setNoSync(off bool) {
+	s.noSync.Store(off)
+	s.db.NoSync = off
 }

@@ -56,7 +56,7 @@ func TestCommitsLandOnWrittenBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.db.NoSync = true // the filler still syncs its zeros; the commits need not
+	s.setNoSync(true) // the filler still syncs its zeros; the commits need not
 	svc := games.NewService(s, games.Limits{})
 	path := filepath.Join(dir, FileName)
 	// 1,000 games' records and events are about 1.5 MB: the file grows

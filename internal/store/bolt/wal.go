@@ -159,9 +159,9 @@ func (w *wal) frame() []byte {
 }
 
 // append writes frame b (from frame, its payload appended) as the next
-// group and syncs it; it returns the group's number. After an error the
+// group and syncs it (unless not sync); it returns the group's number. After an error the
 // log's state on disk is unknown: the caller stops writing.
-func (w *wal) append(b []byte) (int64, error) {
+func (w *wal) append(b []byte, sync bool) (int64, error) {
 	w.buf = b[:0]
 	group := w.next
 	sealFrame(b, group)
@@ -184,8 +184,10 @@ func (w *wal) append(b []byte) (int64, error) {
 	if _, err := w.f.WriteAt(b, w.off); err != nil {
 		return 0, fmt.Errorf("embedded store: log %s: %w", w.f.Name(), err)
 	}
-	if err := fdatasync(w.f); err != nil {
-		return 0, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
+	if sync {
+		if err := fdatasync(w.f); err != nil {
+			return 0, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
+		}
 	}
 	w.off += n
 	w.segs[len(w.segs)-1].last = group
