@@ -244,17 +244,21 @@ func (s *Store) commit(group []*write) (ended int64) {
 		tx.Rollback()
 	}
 	if err == nil && len(accepted) > 0 {
-		var g int64
-		if g, err = s.wal.append(frame, !s.noSync.Load()); err != nil {
-			// What the log holds is unknown now: no more writes.
-			s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server)", err)
+		var (
+			g       int64
+			touched bool
+		)
+		if g, touched, err = s.wal.append(frame, !s.noSync.Load()); err != nil {
+			if touched { // what the log holds is unknown now: no more writes
+				s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server)", err)
+			}
 		} else {
 			s.ov.merge(g, accepted, frameLen(len(frame)-walHeader))
 			for _, c := range accepted {
 				if c.create {
 					s.games.Add(1)
 				}
-				s.heads.keep(c.id, c.data, c.g)
+				s.heads.keepHead(c.id, c.data, c.g)
 			}
 		}
 	}

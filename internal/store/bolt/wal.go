@@ -147,9 +147,13 @@ func (w *wal) use(sp spareSeg) {
 	}
 	w.f, w.size, w.off = sp.f, sp.size, 0
 	w.segs = append(w.segs, segment{n: sp.n, path: sp.f.Name()})
+	w.prepare(sp.n+1, min(2*sp.size, walMax))
+}
+
+// prepare starts preparing segment n of size bytes as the spare.
+func (w *wal) prepare(n int, size int64) {
 	w.spare = make(chan spareSeg, 1)
-	next := min(2*sp.size, walMax)
-	go func(ch chan spareSeg, dir string, n int) { ch <- prepareSegment(dir, n, next) }(w.spare, w.dir, sp.n+1)
+	go func(ch chan spareSeg, dir string) { ch <- prepareSegment(dir, n, size) }(w.spare, w.dir)
 }
 
 // frame returns a buffer for a frame's header and payload, to append the
@@ -159,40 +163,41 @@ func (w *wal) frame() []byte {
 }
 
 // append writes frame b (from frame, its payload appended) as the next
-// group and syncs it (unless not sync); it returns the group's number. After an error the
-// log's state on disk is unknown: the caller stops writing.
-func (w *wal) append(b []byte, sync bool) (int64, error) {
+// group and syncs it (unless not sync); it returns the group's number.
+// After an error with touched, the log's state on disk is unknown: the
+// caller stops writing. Without, nothing was written (a next segment
+// could not be made: it is tried again at the next append).
+func (w *wal) append(b []byte, sync bool) (group int64, touched bool, err error) {
 	w.buf = b[:0]
-	group := w.next
+	group = w.next
 	sealFrame(b, group)
 	n := frameLen(len(b) - walHeader)
 	if w.off+n > w.size {
+		next := w.segs[len(w.segs)-1].n + 1
 		sp := <-w.spare
-		if sp.err != nil {
-			w.spare <- sp
-			return 0, sp.err
-		}
-		if sp.size < n { // a group larger than a segment: one of its own
+		if sp.err == nil && sp.size < n { // a group larger than a segment: one of its own
 			sp.f.Close()
 			os.Remove(sp.f.Name())
-			if sp = prepareSegment(w.dir, sp.n, n); sp.err != nil {
-				return 0, sp.err
-			}
+			sp = prepareSegment(w.dir, next, n)
+		}
+		if sp.err != nil {
+			w.prepare(next, min(2*w.size, walMax))
+			return 0, false, sp.err
 		}
 		w.use(sp)
 	}
 	if _, err := w.f.WriteAt(b, w.off); err != nil {
-		return 0, fmt.Errorf("embedded store: log %s: %w", w.f.Name(), err)
+		return 0, true, fmt.Errorf("embedded store: log %s: %w", w.f.Name(), err)
 	}
 	if sync {
 		if err := fdatasync(w.f); err != nil {
-			return 0, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
+			return 0, true, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
 		}
 	}
 	w.off += n
 	w.segs[len(w.segs)-1].last = group
 	w.next++
-	return group, nil
+	return group, false, nil
 }
 
 // retire removes the segments, but the one appended to, whose groups are
