@@ -67,17 +67,27 @@ type Store struct {
 var _ games.Store = (*Store)(nil)
 
 // Open opens the store in dir, creating the directory and an empty store
-// if there is no file. An existing file is first verified read-only
-// (Verify) and only then opened for writing, so a damaged file is refused
+// if there is no file (and no log: a log without its file is refused). An
+// existing file is first verified read-only (Verify, the log included)
+// and only then opened for writing, so a damaged file or log is refused
 // byte for byte as it was: the error (a *DamageError) names the file and
-// the damage. An empty (0-byte) file is refused too. It also fails if the
-// file is locked by another process for more than a second.
+// the damage. An empty (0-byte) file is refused too. The log's writes are
+// then replayed into the file in one synced transaction and the log
+// removed, before Open returns. It also fails if the file is locked by
+// another process for more than a second.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded store: data directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Lstat(path); notExist(err) {
+		// A log without its file would be replayed onto an empty store:
+		// its games' moves without their starts.
+		if segs, err := logSegments(dir); err != nil {
+			return nil, err
+		} else if len(segs) > 0 {
+			return nil, &DamageError{Path: segs[0], Problem: fmt.Sprintf("write-ahead log: a segment of a store whose file %s is not there: restore the file, or move the damone.wal.* files away too to start with an empty store", path)}
+		}
 		if err := create(dir, path); err != nil {
 			return nil, err
 		}

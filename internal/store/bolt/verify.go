@@ -50,7 +50,7 @@ func (e *DamageError) Error() string {
 	case e.Foreign:
 		what = "is damaged or not a damone store"
 	}
-	return fmt.Sprintf("embedded store: %s %s: %s (it is left as it is: move it away to start with an empty store, or restore a backup; docs/deploy.md, Backup and restore)",
+	return fmt.Sprintf("embedded store: %s %s: %s (it is left as it is: move it away (with any damone.wal.* files beside it) to start with an empty store, or restore a backup; docs/deploy.md, Backup and restore)",
 		e.Path, what, e.Problem)
 }
 

@@ -346,30 +346,38 @@ func TestDamagedLogRefused(t *testing.T) {
 		damage  func(dir string)
 		segment string // the file the error names
 		problem string
+		noFile  bool // Verify has no file to check
 	}{
 		{"a byte of the first frame", func(dir string) {
 			flipByte(t, filepath.Join(dir, filepath.Base(segs[0])), walHeader+10)
-		}, filepath.Base(segs[0]), "a damaged frame (bad checksum) at byte 0, before the sound frame at byte 4096"},
+		}, filepath.Base(segs[0]), "a damaged frame (bad checksum) at byte 0, before the sound frame at byte 4096", false},
 		{"the last frame of a segment before another", func(dir string) {
 			p := filepath.Join(dir, filepath.Base(segs[0]))
 			_, end := lastSegmentOf(t, p)
 			flipByte(t, p, end-walBlock+walHeader+1)
-		}, filepath.Base(segs[0]), "and later segments hold frames"},
+		}, filepath.Base(segs[0]), "and later segments hold frames", false},
 		{"the first segment missing", func(dir string) {
 			os.Remove(filepath.Join(dir, filepath.Base(segs[0])))
-		}, filepath.Base(segs[1]), "but the store file holds groups only up to 0"},
+		}, filepath.Base(segs[1]), "but the store file holds groups only up to 0", false},
 		{"a foreign file", func(dir string) {
 			os.WriteFile(filepath.Join(dir, walPrefix+"00000099"), []byte("not a log at all"), 0o600)
-		}, walPrefix + "00000099", "not a damone log segment"},
+		}, walPrefix + "00000099", "not a damone log segment", false},
+		{"the store file missing", func(dir string) {
+			os.Remove(filepath.Join(dir, FileName))
+		}, filepath.Base(segs[0]), "a segment of a store whose file", true},
 		{"a badly named segment", func(dir string) {
 			os.WriteFile(filepath.Join(dir, walPrefix+"old"), nil, 0o600)
-		}, walPrefix + "old", "does not end in a segment number"},
+		}, walPrefix + "old", "does not end in a segment number", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := killedCopy(t, base)
 			c.damage(d)
 			before := snapshotDir(t, d)
-			for what, err := range map[string]error{"Open": openErr(d), "Verify": verifyErr(d)} {
+			errs := map[string]error{"Open": openErr(d)}
+			if !c.noFile {
+				errs["Verify"] = verifyErr(d)
+			}
+			for what, err := range errs {
 				var de *DamageError
 				if !errors.As(err, &de) || filepath.Base(de.Path) != c.segment || !strings.Contains(err.Error(), c.problem) {
 					t.Errorf("%s: %v; want a *DamageError naming %s: %q", what, err, c.segment, c.problem)
