@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -14,7 +15,7 @@ import (
 // run, it makes every temporary file in dir its own, so those of a build
 // that was killed can be removed.
 func lockBuild(dir string) (unlock func(), err error) {
-	path := dir + string(os.PathSeparator) + buildLockName
+	path := filepath.Join(dir, buildLockName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
