@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"strings"
@@ -37,13 +38,13 @@ func runEgtb(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "build":
-		return runEgtbBuild(args[1:], stdout, stderr)
+		return cli.InSubcommand("build", runEgtbBuild(args[1:], stdout, stderr))
 	case "verify":
-		return runEgtbVerify(args[1:], stdout, stderr)
+		return cli.InSubcommand("verify", runEgtbVerify(args[1:], stdout, stderr))
 	case "stats":
-		return runEgtbStats(args[1:], stdout)
+		return cli.InSubcommand("stats", runEgtbStats(args[1:], stdout))
 	case "probe":
-		return runEgtbProbe(args[1:], stdout)
+		return cli.InSubcommand("probe", runEgtbProbe(args[1:], stdout))
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, egtbUsage)
 		return flag.ErrHelp
@@ -77,8 +78,8 @@ interrupted build resumes. Rebuilds are byte-identical.`)
 	if *pieces < 2 || *pieces > egtb.MaxPieces {
 		return cli.Usagef("--pieces must be 2..%d, got %d", egtb.MaxPieces, *pieces)
 	}
-	if *threads < 1 {
-		return cli.Usagef("--threads must be 1 or more, got %d", *threads)
+	if err := egtbThreads(*threads); err != nil {
+		return err
 	}
 	if *limit < 1 || *limit > egtb.MaxLimit {
 		return cli.Usagef("--no-progress must be 1..%d, got %d", egtb.MaxLimit, *limit)
@@ -103,6 +104,19 @@ interrupted build resumes. Rebuilds are byte-identical.`)
 		return err
 	}
 	fmt.Fprintf(stdout, "built %s (%s)\n", *out, egtb.ManifestName)
+	return nil
+}
+
+// egtbThreads checks --threads of build and verify: each thread holds the
+// tables of the pair it works on (up to about 1 GB at 5 pieces), so
+// threads beyond the CPUs add memory and no speed.
+func egtbThreads(n int) error {
+	if n < 1 {
+		return cli.Usagef("--threads must be 1 or more, got %d", n)
+	}
+	if cpus := runtime.NumCPU(); n > cpus {
+		return cli.Usagef("--threads %d: at most %d, the CPUs this machine has (each thread holds a material pair's tables in memory)", n, cpus)
+	}
 	return nil
 }
 
@@ -132,8 +146,8 @@ manifest. Exits 0 if all hold, 1 with the first errors printed if not.`)
 	if err != nil {
 		return err
 	}
-	if *threads < 1 {
-		return cli.Usagef("--threads must be 1 or more, got %d", *threads)
+	if err := egtbThreads(*threads); err != nil {
+		return err
 	}
 	var progress io.Writer = stderr
 	if *quiet {

@@ -7,7 +7,9 @@ package main
 
 import (
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -126,6 +128,9 @@ func TestUsageErrorsGoToStderr(t *testing.T) {
 		{[]string{"pdn", "export", "--timeout", "soon", "games/x"}, "--timeout"},
 		{[]string{"store", "backup", "--timeout", "soon"}, "--timeout"},
 		{[]string{"version", "extra"}, "unexpected argument"},
+		// More threads than CPUs would multiply a build's memory for no speed.
+		{[]string{"egtb", "build", "--pieces", "3", "--out", "unused", "--threads", strconv.Itoa(runtime.NumCPU() + 1)}, "at most " + strconv.Itoa(runtime.NumCPU())},
+		{[]string{"egtb", "verify", "--threads", "0", "unused"}, "--threads must be 1 or more"},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(t, "", c.args...)
@@ -137,6 +142,12 @@ func TestUsageErrorsGoToStderr(t *testing.T) {
 		}
 		if !strings.Contains(errOut, "damone "+c.args[0]) || !strings.Contains(errOut, "--help") {
 			t.Errorf("%v: stderr %q does not point at 'damone %s ... --help'", c.args, errOut, c.args[0])
+		}
+		// A subcommand's mistake points at that subcommand's help.
+		if sub := slices.Contains([]string{"egtb", "store", "pdn"}, c.args[0]); sub {
+			if want := "Run 'damone " + c.args[0] + " " + c.args[1] + " --help'"; !strings.Contains(errOut, want) {
+				t.Errorf("%v: stderr %q, want %q", c.args, errOut, want)
+			}
 		}
 	}
 }

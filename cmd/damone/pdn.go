@@ -40,9 +40,9 @@ func runPdn(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "validate":
-		return runPdnValidate(args[1:], stdin, stdout, stderr)
+		return cli.InSubcommand("validate", runPdnValidate(args[1:], stdin, stdout, stderr))
 	case "export":
-		return runPdnExport(args[1:], stdout, stderr)
+		return cli.InSubcommand("export", runPdnExport(args[1:], stdout, stderr))
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, pdnUsage)
 		return flag.ErrHelp

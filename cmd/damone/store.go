@@ -41,9 +41,9 @@ func runStore(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "verify":
-		return runStoreVerify(args[1:], stdout)
+		return cli.InSubcommand("verify", runStoreVerify(args[1:], stdout))
 	case "backup":
-		return runStoreBackup(args[1:], stdout, stderr)
+		return cli.InSubcommand("backup", runStoreBackup(args[1:], stdout, stderr))
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, storeUsage)
 		return flag.ErrHelp

@@ -183,15 +183,19 @@ func TestStoreVerifyCommand(t *testing.T) {
 		})
 	}
 
-	for _, args := range [][]string{
-		{"store", "verify", "--data-dir", dir, "--file", path},
-		{"store", "verify", "extra"},
-		{"store", "backup", "--out", filepath.Join(dir, "b.db")},
-		{"store", "backup", "--data-dir", dir},
-		{"store", "nope"},
+	// Each mistake points to the --help of the command it was made in.
+	for _, c := range []struct {
+		args []string
+		help string
+	}{
+		{[]string{"store", "verify", "--data-dir", dir, "--file", path}, "Run 'damone store verify --help'"},
+		{[]string{"store", "verify", "extra"}, "Run 'damone store verify --help'"},
+		{[]string{"store", "backup", "--out", filepath.Join(dir, "b.db")}, "Run 'damone store backup --help'"},
+		{[]string{"store", "backup", "--data-dir", dir}, "Run 'damone store backup --help'"},
+		{[]string{"store", "nope"}, "Run 'damone store --help'"},
 	} {
-		if out, errOut, code := storeCLI(t, args...); code != 2 || out != "" || !strings.Contains(errOut, "damone store --help") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and a pointer to --help", args, code, out, errOut)
+		if out, errOut, code := storeCLI(t, c.args...); code != 2 || out != "" || !strings.Contains(errOut, c.help) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errOut, c.help)
 		}
 	}
 }

@@ -19,12 +19,27 @@ type Command struct {
 }
 
 // UsageError marks a mistake in the command line (exit code 2).
-type UsageError struct{ msg string }
+type UsageError struct {
+	msg string
+	sub string // the subcommand it was made in, if any (InSubcommand)
+}
 
 func (e UsageError) Error() string { return e.msg }
 
 // Usagef returns a UsageError.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+func Usagef(format string, args ...any) error { return UsageError{msg: fmt.Sprintf(format, args...)} }
+
+// InSubcommand marks a UsageError returned by subcommand sub of a
+// command (e.g. build of damone egtb), so Main names it and points to
+// its own --help; any other error is returned as it is.
+func InSubcommand(sub string, err error) error {
+	var u UsageError
+	if errors.As(err, &u) && u.sub == "" {
+		u.sub = sub
+		return u
+	}
+	return err
+}
 
 // Main runs the command args name and returns the process's exit code: 0
 // success, 1 failure, 2 usage error. Help asked for (PROG --help, PROG
@@ -52,11 +67,16 @@ func Main(prog string, cmds []Command, args []string, stdin io.Reader, stdout, s
 			continue
 		}
 		err := c.Run(args[1:], stdin, stdout, stderr)
+		var u UsageError
 		switch {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0
-		case errors.As(err, new(UsageError)):
-			fmt.Fprintf(stderr, "%s %s: %v\nRun '%s %s --help' for usage.\n", prog, c.Name, err, prog, c.Name)
+		case errors.As(err, &u):
+			name := c.Name
+			if u.sub != "" {
+				name += " " + u.sub
+			}
+			fmt.Fprintf(stderr, "%s %s: %v\nRun '%s %s --help' for usage.\n", prog, name, err, prog, name)
 			return 2
 		default:
 			fmt.Fprintf(stderr, "%s %s: %v\n", prog, c.Name, err)

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +57,16 @@ func Build(dir string, o Options) error {
 	o.Threads = max(o.Threads, 1)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	unlock, err := lockBuild(dir)
+	if err != nil {
+		return err
+	}
+	if unlock != nil {
+		defer unlock()
+		if err := removeTemps(dir); err != nil {
+			return err
+		}
 	}
 	man := &Manifest{Format: manifestFormat, FormatVersion: formatVersion, Pieces: o.Pieces, Limit: o.Limit}
 	var total uint64
@@ -713,4 +724,29 @@ func verdict(win, canLose bool, nquiet int) (uint16, uint8) {
 		return 0, openNever * uint8(btoi(nquiet > 0))
 	}
 	return 0, uint8(nquiet)
+}
+
+// buildLockName is the lock file of a directory's builds (lockBuild).
+const buildLockName = ".build-files.lock"
+
+// tempPrefix begins the name of every temporary file a build writes
+// (writeFileAtomic).
+const tempPrefix = ".tmp-"
+
+// removeTemps removes the temporary files left in dir by a build that was
+// killed while writing; the caller holds dir's build lock, so none is
+// being written.
+func removeTemps(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), tempPrefix) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
 }

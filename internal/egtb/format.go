@@ -429,7 +429,7 @@ func readTable(path string, want expect) (*Table, error) {
 // writeFileAtomic writes data to path through a temporary file and a
 // rename, so a crash never leaves a half-written table under its name.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
