@@ -88,7 +88,7 @@ backup: damone store backup --from).`)
 // describe summarizes a sound store file.
 func describe(s bolt.Summary) string {
 	return fmt.Sprintf("schema %s, %d games, %d events, %d requests; %d pages of %d bytes (%d free) in %d bytes, transaction %d",
-		s.Schema, s.Games, s.Events, s.Requests, s.Pages, s.PageSize, s.FreePages, s.FileSize, s.TxID)
+		s.Schema, s.Games, s.Events, s.Requests, s.Pages, s.PageSize, s.FreePages, s.FileSize, s.TxID) + logNote(s)
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -391,4 +391,13 @@ func writeVerified(ctx context.Context, out string, fill func(io.Writer) (int64,
 		}
 	}
 	return sum, nil
+}
+
+// logNote mentions the writes of a log beside the file that it does not
+// hold yet.
+func logNote(s bolt.Summary) string {
+	if s.LogGroups == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its write-ahead log holds %d more writes in %d groups, which the next start writes into it", s.LogWrites, s.LogGroups)
 }

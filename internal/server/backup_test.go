@@ -307,7 +307,7 @@ func leftovers(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Name() != bolt.FileName {
+		if e.Name() != bolt.FileName && !strings.HasPrefix(e.Name(), bolt.LogPrefix) {
 			out = append(out, e.Name())
 		}
 	}

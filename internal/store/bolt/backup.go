@@ -73,6 +73,10 @@ func (s *Store) Backup(ctx context.Context, w io.Writer, sized func(bytes int64)
 		return 0, &backupRefusal{"embedded store: another backup is being served: one at a time, try again when it ends", syscall.EBUSY}
 	}
 	defer s.backingUp.Store(false)
+	// Everything acknowledged is in bbolt from here on.
+	if err := s.checkpointNow(); err != nil {
+		return 0, err
+	}
 	f, size, done, err := s.snapshot()
 	if err != nil {
 		return 0, err
@@ -142,13 +146,25 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 
 // BackupFile writes a copy of the store file at path to w for a store no
 // server is running on: the file is verified first (Verify's errors), then
-// copied as of its last transaction.
+// copied as of its last transaction. If a log beside it holds writes the
+// file does not (a server was killed), the store is opened and closed
+// first, which writes them into the file as the next start would.
 func BackupFile(path string, w io.Writer) (int64, error) {
-	if _, err := Verify(path); err != nil {
+	sum, err := Verify(path)
+	if err != nil {
 		return 0, err
 	}
+	if sum.LogGroups > 0 {
+		s, err := Open(filepath.Dir(path))
+		if err != nil {
+			return 0, err
+		}
+		if err := s.Close(); err != nil {
+			return 0, err
+		}
+	}
 	var n int64
-	err := guard(path, func() error {
+	err = guard(path, func() error {
 		db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: lockWait, OpenFile: openExisting})
 		if err != nil {
 			return fmt.Errorf("embedded store: open %s: %w", path, err)

@@ -28,7 +28,7 @@ func withinSeconds(t *testing.T, what string, f func() error) error {
 	}
 }
 
-// dirEntries lists dir's entries besides the store file.
+// dirEntries lists dir's entries besides the store file and its log.
 func dirEntries(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -37,7 +37,7 @@ func dirEntries(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Name() != FileName {
+		if e.Name() != FileName && !strings.HasPrefix(e.Name(), walPrefix) {
 			out = append(out, e.Name())
 		}
 	}

@@ -1,8 +1,10 @@
 // Package bolt is the embedded game store: one file under a data
-// directory, written with bbolt (pure Go, no cgo). Every change is one
-// transaction that is on disk before it is acknowledged, so a killed
-// process loses no acknowledged move. A file that cannot be read is an
-// error at open, never a silent reset.
+// directory, written with bbolt (pure Go, no cgo), and a write-ahead log
+// beside it. Every change is in the log, synced, before it is
+// acknowledged, and bbolt is written behind it in synced checkpoints, so
+// a killed process loses no acknowledged move: the next open replays the
+// log. A file that cannot be read is an error at open, never a silent
+// reset.
 package bolt
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	bbolt "go.etcd.io/bbolt"
@@ -43,37 +46,48 @@ var (
 	schemaV1      = []byte("damone-1")
 )
 
-// Store is a games.Store in a bbolt file. Its writes go through one
-// committer (commit.go) that lets concurrent writers share a transaction
-// and its fsync.
+// Store is a games.Store in a bbolt file and its write-ahead log. Its
+// writes go through one committer (commit.go) that lets concurrent
+// writers share a log append and its sync; reads see the overlay of
+// logged writes (overlay.go) over bbolt.
 type Store struct {
-	db     *bbolt.DB
-	games  atomic.Int64 // games held: Count without walking the file
-	heads  *heads       // decoded records of recent games (heads.go)
-	fill   *filler      // the committer's (fill.go)
-	writes chan *write
+	db    *bbolt.DB
+	games atomic.Int64 // games held: Count without walking the file
+	heads *heads       // decoded records of recent games (heads.go)
+	fill  *filler      // the checkpointer's (fill.go)
 	// arrived counts the writes handed to the committer so far.
 	arrived atomic.Int64
-	quit    chan struct{}
-	done    chan struct{}
+	storeState
 	// backingUp is held by the one Backup under way.
 	backingUp atomic.Bool
+	closed    sync.Once
+	closeErr  error
 }
 
 var _ games.Store = (*Store)(nil)
 
 // Open opens the store in dir, creating the directory and an empty store
-// if there is no file. An existing file is first verified read-only
-// (Verify) and only then opened for writing, so a damaged file is refused
+// if there is no file (and no log: a log without its file is refused). An
+// existing file is first verified read-only (Verify, the log included)
+// and only then opened for writing, so a damaged file or log is refused
 // byte for byte as it was: the error (a *DamageError) names the file and
-// the damage. An empty (0-byte) file is refused too. It also fails if the
-// file is locked by another process for more than a second.
+// the damage. An empty (0-byte) file is refused too. The log's writes are
+// then replayed into the file in one synced transaction and the log
+// removed, before Open returns. It also fails if the file is locked by
+// another process for more than a second.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("embedded store: data directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Lstat(path); notExist(err) {
+		// A log without its file would be replayed onto an empty store:
+		// its games' moves without their starts.
+		if segs, err := logSegments(dir); err != nil {
+			return nil, err
+		} else if len(segs) > 0 {
+			return nil, &DamageError{Path: segs[0], Problem: fmt.Sprintf("write-ahead log: a segment of a store whose file %s is not there: restore the file, or move the damone.wal.* files away too to start with an empty store", path)}
+		}
 		if err := create(dir, path); err != nil {
 			return nil, err
 		}
@@ -105,8 +119,19 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("embedded store: %s: %w (left as it is)", path, err)
 	}
-	// Verify counted the games, reading every record: no second walk.
-	return start(db, sum.Games), nil
+	created, last, err := replay(db, dir)
+	if err == nil {
+		var s *Store
+		// Verify counted the games, reading every record: no second walk.
+		if s, err = start(db, sum.Games+created, last+1); err == nil {
+			return s, nil
+		}
+	}
+	db.Close()
+	if _, ok := err.(*DamageError); ok {
+		return nil, err
+	}
+	return nil, fmt.Errorf("embedded store: %s: %w", path, err)
 }
 
 // errNothingWritten rolls back prepare's transaction when it changed
@@ -266,10 +291,26 @@ func syncDir(dir string) error {
 }
 
 // Close stops the committer, failing writes that were waiting for it,
-// and closes the file.
+// writes everything acknowledged into bbolt, removes the log and closes
+// the file. If that last checkpoint fails, the log is left for the next
+// open to replay, and its error returned.
 func (s *Store) Close() error {
-	s.stop()
-	return s.db.Close()
+	s.closed.Do(func() {
+		s.stop()
+		close(s.ckptQuit)
+		<-s.ckptDone
+		c := s.checkpoint()
+		err := c.err
+		if werr := s.wal.close(err == nil); err == nil {
+			err = werr
+		}
+		s.fill.close()
+		if cerr := s.db.Close(); err == nil {
+			err = cerr
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
 }
 
 // Ping reports whether the file is usable.
@@ -306,151 +347,26 @@ func (s *Store) CreateRequested(_ context.Context, g *games.Game, events []games
 	if err != nil {
 		return fmt.Errorf("embedded store: %w", err)
 	}
-	// Every check comes before the first write (see write).
-	return s.write(true, func(tx *bbolt.Tx) error {
-		gb := tx.Bucket(bucketGames)
-		if gb.Get([]byte(g.ID)) != nil {
-			return games.ErrConflict
-		}
-		if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && eb.Stats().KeyN > 0 {
-			return games.ErrConflict
-		}
-		if req != nil && tx.Bucket(bucketCreates).Get([]byte(req.Key)) != nil {
-			return games.ErrDuplicateRequest
-		}
-		if err := gb.Put([]byte(g.ID), data); err != nil {
-			return err
-		}
-		if req != nil {
-			if err := tx.Bucket(bucketCreates).Put([]byte(req.Key), rdata); err != nil {
-				return err
-			}
-		}
-		if err := moveDeadline(tx, nil, key); err != nil {
-			return err
-		}
-		if err := moveStatus(tx, nil, statusKey(g)); err != nil {
-			return err
-		}
-		return putEvents(tx, g.ID, events, evs)
-	})
+	return s.write(&change{create: true, id: g.ID, data: data, g: g.Head(), dkey: key, skey: statusKey(g), events: evs, reqKey: reqKey(req), reqData: rdata})
 }
 
-func encodeEvents(events []games.Event) ([][]byte, error) {
-	out := make([][]byte, len(events))
+func reqKey(req *games.CreateRecord) string {
+	if req == nil {
+		return ""
+	}
+	return req.Key
+}
+
+func encodeEvents(events []games.Event) ([]eventRec, error) {
+	out := make([]eventRec, len(events))
 	for i := range events {
-		var err error
-		if out[i], err = games.EncodeEvent(&events[i]); err != nil {
+		data, err := games.EncodeEvent(&events[i])
+		if err != nil {
 			return nil, err
 		}
+		out[i] = eventRec{events[i].Sequence, data}
 	}
 	return out, nil
-}
-
-// putEvents writes events whose sequence numbers the caller checked are
-// free (they follow the game's last event).
-func putEvents(tx *bbolt.Tx, id string, events []games.Event, data [][]byte) error {
-	eb, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(id))
-	if err != nil {
-		return err
-	}
-	// Events are only appended: a leaf left full when it splits is never
-	// written again, where bbolt's default (half full) would leave twice
-	// the leaves, and split twice as often. A setting of this transaction
-	// only: the file's format is the same.
-	eb.FillPercent = 1
-	for i := range events {
-		if err := eb.Put(seqKey(events[i].Sequence), data[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) Get(_ context.Context, id string) (*games.Game, error) {
-	var g *games.Game
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(bucketGames).Get([]byte(id))
-		if v == nil {
-			return games.ErrNotFound
-		}
-		var err error
-		g, err = s.heads.decode(id, v)
-		return err
-	})
-	return g, err
-}
-
-func (s *Store) List(_ context.Context, q games.ListQuery) ([]*games.Game, error) {
-	var out []*games.Game
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		gb := tx.Bucket(bucketGames)
-		add := func(k, v []byte) error {
-			g, err := games.DecodeGame(v)
-			if err != nil {
-				return err
-			}
-			if q.Moves {
-				if err := readMoves(tx, g); err != nil {
-					return err
-				}
-			}
-			out = append(out, g)
-			return nil
-		}
-		if q.Status != games.AnyStatus {
-			b := statusGoing
-			if q.Status == games.Finished {
-				b = statusOver
-			}
-			return statusIDs(tx, b, q.After, func(id []byte) (bool, error) {
-				if len(out) >= q.Limit {
-					return false, nil
-				}
-				v := gb.Get(id)
-				if v == nil {
-					return false, fmt.Errorf("embedded store: status index: game %s is not in the games bucket", printable(id))
-				}
-				return true, add(id, v)
-			})
-		}
-		c := gb.Cursor()
-		k, v := c.First()
-		if q.After != "" {
-			k, v = c.Seek([]byte(q.After))
-			if k != nil && string(k) == q.After {
-				k, v = c.Next()
-			}
-		}
-		for ; k != nil && len(out) < q.Limit; k, v = c.Next() {
-			if err := add(k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// readMoves fills g.Moves from its event log in tx, reading only the
-// events up to its last move.
-func readMoves(tx *bbolt.Tx, g *games.Game) error {
-	var events []games.Event
-	if eb := tx.Bucket(bucketEvents).Bucket([]byte(g.ID)); eb != nil && g.Plies > 0 {
-		c := eb.Cursor()
-		moves := 0
-		for k, v := c.First(); k != nil && moves < g.Plies; k, v = c.Next() {
-			e, err := games.DecodeEvent(v)
-			if err != nil {
-				return fmt.Errorf("embedded store: game %s: %w", g.ID, err)
-			}
-			if e.Kind == games.EventMovePlayed {
-				moves++
-			}
-			events = append(events, e)
-		}
-	}
-	return games.SetMoves(g, events)
 }
 
 func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, req *games.RequestRecord) error {
@@ -472,108 +388,11 @@ func (s *Store) Update(_ context.Context, g *games.Game, events []games.Event, r
 	if err != nil {
 		return fmt.Errorf("embedded store: %w", err)
 	}
-	// Every check comes before the first write (see write).
-	return s.write(false, func(tx *bbolt.Tx) error {
-		gb := tx.Bucket(bucketGames)
-		cur := gb.Get([]byte(g.ID))
-		if cur == nil {
-			return games.ErrNotFound
-		}
-		stored, err := s.heads.peek(g.ID, cur) // read only
-		if err != nil {
-			return err
-		}
-		if stored.Version != g.Version-1 {
-			return games.ErrConflict
-		}
-		for i := range events {
-			if events[i].Sequence != stored.LastEvent+int64(i)+1 {
-				return games.ErrConflict
-			}
-		}
-		oldKey, err := deadlineKey(stored)
-		if err != nil {
-			return fmt.Errorf("embedded store: stored record: %w", err)
-		}
-		if req != nil {
-			if rb := tx.Bucket(bucketRequests).Bucket([]byte(g.ID)); rb != nil && rb.Get([]byte(req.RequestID)) != nil {
-				return games.ErrDuplicateRequest
-			}
-			rb, err := tx.Bucket(bucketRequests).CreateBucketIfNotExists([]byte(g.ID))
-			if err != nil {
-				return err
-			}
-			if err := rb.Put([]byte(req.RequestID), rdata); err != nil {
-				return err
-			}
-		}
-		if err := gb.Put([]byte(g.ID), data); err != nil {
-			return err
-		}
-		if err := moveDeadline(tx, oldKey, key); err != nil {
-			return err
-		}
-		if err := moveStatus(tx, statusKey(stored), statusKey(g)); err != nil {
-			return err
-		}
-		s.heads.keep(g.ID, data, g)
-		return putEvents(tx, g.ID, events, evs)
-	})
-}
-
-func (s *Store) Events(_ context.Context, id string, after int64, limit int) ([]games.Event, error) {
-	var out []games.Event
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		if tx.Bucket(bucketGames).Get([]byte(id)) == nil {
-			return games.ErrNotFound
-		}
-		eb := tx.Bucket(bucketEvents).Bucket([]byte(id))
-		if eb == nil {
-			return nil
-		}
-		c := eb.Cursor()
-		for k, v := c.Seek(seqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-			e, err := games.DecodeEvent(v)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
-	})
-	return out, err
-}
-
-func (s *Store) Request(_ context.Context, id, requestID string) (games.RequestRecord, error) {
-	var r games.RequestRecord
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		rb := tx.Bucket(bucketRequests).Bucket([]byte(id))
-		if rb == nil {
-			return games.ErrNotFound
-		}
-		v := rb.Get([]byte(requestID))
-		if v == nil {
-			return games.ErrNotFound
-		}
-		var err error
-		r, err = games.DecodeRequest(v)
-		return err
-	})
-	return r, err
-}
-
-func (s *Store) CreateRequest(_ context.Context, key string) (games.CreateRecord, error) {
-	var r games.CreateRecord
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(bucketCreates).Get([]byte(key))
-		if v == nil {
-			return games.ErrNotFound
-		}
-		var err error
-		r, err = games.DecodeCreateRequest(key, v)
-		return err
-	})
-	return r, err
+	var id string
+	if req != nil {
+		id = req.RequestID
+	}
+	return s.write(&change{id: g.ID, data: data, g: g.Head(), dkey: key, skey: statusKey(g), events: evs, reqKey: id, reqData: rdata})
 }
 
 // Count returns the number of games, counted once at open and kept since:

@@ -396,7 +396,7 @@ func buildDamageStore(t *testing.T, dir string) []ackedGame {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.db.NoSync = true // speed only: the file is closed before it is copied
+	s.setNoSync(true) // speed only: the file is closed before it is copied
 	svc := games.NewService(s, games.DefaultLimits)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(14, 0))

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -79,39 +78,6 @@ func moveDeadline(tx *bbolt.Tx, old, next []byte) error {
 		return b.Put(next, []byte{})
 	}
 	return nil
-}
-
-// Due returns up to limit ids of games going on whose clock deadline is
-// at or before until, earliest first (ties in id order): it reads only
-// the keys it returns and the one after. A limit of 0 or less returns
-// none.
-func (s *Store) Due(_ context.Context, until time.Time, limit int) ([]string, error) {
-	ids := []string{}
-	if limit <= 0 || until.Before(earliestDeadline) {
-		return ids, nil
-	}
-	if until.After(latestDeadline) {
-		until = latestDeadline // every key is at or before it
-	}
-	var bound [deadlinePrefix]byte
-	putInstant(bound[:], until)
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		c := tx.Bucket(bucketDeadlines).Cursor()
-		for k, _ := c.First(); k != nil && len(ids) < limit; k, _ = c.Next() {
-			if len(k) <= deadlinePrefix {
-				return fmt.Errorf("embedded store: deadline index: a key of %d bytes", len(k))
-			}
-			if bytes.Compare(k[:deadlinePrefix], bound[:]) > 0 {
-				break
-			}
-			ids = append(ids, string(k[deadlinePrefix:]))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return ids, nil
 }
 
 // buildDeadlines fills the empty deadlines bucket of tx from the games

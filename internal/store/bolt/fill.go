@@ -10,7 +10,7 @@ import (
 // file system's journal too: 1.7 to 3.8 times a sync that only overwrites
 // written blocks, on the disk measured (BenchmarkDiskSync). A store
 // that grows a page every few moves pays it every few commits. So the
-// committer keeps zeros written and synced ahead of bbolt's last page:
+// checkpointer keeps zeros written and synced ahead of bbolt's last page:
 // commits then land on allocated blocks, and bbolt, finding its file long
 // enough, never truncates it. Nothing past the last page (the meta page's
 // page count) is part of the store: bbolt, Verify and backups read up to
@@ -22,7 +22,7 @@ const (
 )
 
 // filler writes zeros ahead of the store's last page. It is used only by
-// the committer, inside the write transaction, so no commit writes pages
+// the checkpointer, inside the write transaction, so no commit writes pages
 // while it does.
 type filler struct {
 	f      *os.File // nil once it failed: bbolt then grows the file itself

@@ -63,5 +63,10 @@ func (h *heads) peek(id string, v []byte) (*games.Game, error) {
 
 // keep records that raw (not to be changed after) is the record of g.
 func (h *heads) keep(id string, raw []byte, g *games.Game) {
-	h.games.Add(id, head{raw: raw, game: g.Head()})
+	h.keepHead(id, raw, g.Head())
+}
+
+// keepHead is keep of a head no one changes after (Game.Head's copy).
+func (h *heads) keepHead(id string, raw []byte, h0 *games.Game) {
+	h.games.Add(id, head{raw: raw, game: h0})
 }

@@ -34,6 +34,7 @@ func TestHeadsFollowTheRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settle(t, s) // the record is in bbolt only
 	if err := s.db.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketGames).Put([]byte(g.ID), data) }); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestEventLeavesAreFilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.db.NoSync = true // speed of the setup only
+	s.setNoSync(true) // speed of the setup only
 	start, err := engine.ParsePosition("R:RDh1:BDa8:0")
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +45,7 @@ func TestEventLeavesAreFilled(t *testing.T) {
 			t.Fatalf("move %d: %v", i+1, err)
 		}
 	}
+	settle(t, s)
 	var st bbolt.BucketStats
 	s.db.View(func(tx *bbolt.Tx) error {
 		st = tx.Bucket(bucketEvents).Bucket([]byte(g.ID)).Stats()

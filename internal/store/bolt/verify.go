@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 	"unicode/utf8"
@@ -18,7 +19,7 @@ import (
 var knownSchemas = [][]byte{schemaVersion, schemaV2, schemaV1}
 
 // metaKeys are the keys the meta bucket may hold.
-var metaKeys = [][]byte{keySchema}
+var metaKeys = [][]byte{keySchema, keyApplied}
 
 // ErrInUse is returned (wrapped) by Verify when another process holds the
 // file open for writing: a running damone serve. Its data are then only
@@ -49,7 +50,7 @@ func (e *DamageError) Error() string {
 	case e.Foreign:
 		what = "is damaged or not a damone store"
 	}
-	return fmt.Sprintf("embedded store: %s %s: %s (it is left as it is: move it away to start with an empty store, or restore a backup; docs/deploy.md, Backup and restore)",
+	return fmt.Sprintf("embedded store: %s %s: %s (it is left as it is: move it away (with any damone.wal.* files beside it) to start with an empty store, or restore a backup; docs/deploy.md, Backup and restore)",
 		e.Path, what, e.Problem)
 }
 
@@ -69,6 +70,10 @@ type Summary struct {
 	Games     int
 	Events    int
 	Requests  int
+	// LogGroups and LogWrites are the groups and writes of the log beside
+	// the file (one named FileName) that it does not hold yet: the next
+	// open replays them.
+	LogGroups, LogWrites int
 }
 
 // lockWait is how long Verify and Open wait for another process's lock on
@@ -122,6 +127,7 @@ func Verify(path string) (Summary, error) {
 
 	// The format is sound, so bbolt can map and read it; its panics and
 	// faults are still turned into errors here, as a last defence.
+	var applied int64
 	err = guard(path, func() error {
 		db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: lockWait})
 		if err != nil {
@@ -144,10 +150,38 @@ func Verify(path string) (Summary, error) {
 			if len(problems) > 0 {
 				return damaged(path, "bbolt's consistency check: %s", joinProblems(problems))
 			}
-			return checkRecords(path, tx, &sum)
+			if err := checkRecords(path, tx, &sum); err != nil {
+				return err
+			}
+			applied, err = appliedGroup(tx)
+			if err != nil {
+				return damaged(path, "%v", err)
+			}
+			return nil
 		})
 	})
-	return sum, err
+	if err != nil || filepath.Base(path) != FileName {
+		return sum, err
+	}
+	return sum, verifyLog(filepath.Dir(path), applied, &sum)
+}
+
+// verifyLog checks the log in dir after group applied: sound frames of
+// changes that decode (readLog's errors).
+func verifyLog(dir string, applied int64, sum *Summary) error {
+	frames, _, err := readLog(dir, applied)
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		cs, err := decodeChanges(f.payload)
+		if err != nil {
+			return damaged(f.path, "write-ahead log: group %d: %v", f.group, err)
+		}
+		sum.LogGroups++
+		sum.LogWrites += len(cs)
+	}
+	return nil
 }
 
 func joinProblems(p []string) string {

@@ -443,7 +443,7 @@ func TestVerifyNamesFirstDamagedGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.db.NoSync = true // speed of the setup only
+	s.setNoSync(true) // speed of the setup only
 	svc := games.NewService(s, games.DefaultLimits)
 	ctx := context.Background()
 	var ids []string
@@ -599,7 +599,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.db.NoSync = true // speed of the setup only
+	s.setNoSync(true) // speed of the setup only
 	svc := games.NewService(s, games.DefaultLimits)
 	ctx := context.Background()
 	for n := range 500 {
