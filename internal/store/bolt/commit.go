@@ -250,7 +250,9 @@ func (s *Store) commit(group []*write) (ended int64) {
 		)
 		if g, touched, err = s.wal.append(frame, !s.noSync.Load()); err != nil {
 			if touched { // what the log holds is unknown now: no more writes
-				s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server)", err)
+				// The frame may still be on disk and replayed at the next
+				// Open: this group's writes are not known to have failed.
+				s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server; a write that got this error may have been kept: retrying it with the same request_id answers which)", err)
 			}
 		} else {
 			s.ov.merge(g, accepted, frameLen(len(frame)-walHeader))

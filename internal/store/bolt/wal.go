@@ -208,6 +208,9 @@ func (w *wal) retire(checkpointed int64) {
 		os.Remove(w.segs[i].path)
 		i++
 	}
+	if i > 0 {
+		syncDir(w.dir) // best effort: a removal lost in a crash only leaves a segment readLog skips
+	}
 	w.segs = w.segs[i:]
 }
 
@@ -263,7 +266,11 @@ func readLog(dir string, applied int64) ([]logFrame, []string, error) {
 		}
 		end, ended, err := scanSegment(path, data, func(off int64, group int64, payload []byte) error {
 			switch {
-			case prev >= 0 && group != prev+1:
+			// A gap is missing groups only if some of them are past the
+			// store file's: a retired segment whose removal outlived a
+			// later one's in a crash (directory entries are not ordered)
+			// leaves a gap of groups already in the file.
+			case prev >= 0 && group != prev+1 && (group <= prev || group > applied+1):
 				return damaged(path, "write-ahead log: the frame at byte %d holds group %d where group %d was due: groups are missing", off, group, prev+1)
 			case prev < 0 && group > applied+1:
 				return damaged(path, "write-ahead log: its first group is %d, but the store file holds groups only up to %d: groups %d to %d are missing", group, applied, applied+1, group-1)

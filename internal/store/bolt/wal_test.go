@@ -551,3 +551,38 @@ func TestCheckpointRacingReads(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 }
+
+// TestRetiredSegmentGap: segments 1 and 3 left with 2 gone, as when a
+// crash kept 2's removal but not 1's. The gap's groups (4 to 6) are
+// replayed from the log only if the store file lacks them: with the
+// file at 6 the log reads as groups 7 and 8; at 5, group 6 is missing.
+func TestRetiredSegmentGap(t *testing.T) {
+	dir := t.TempDir()
+	first := int64(1)
+	for n, groups := range []int{3, 3, 2} {
+		w, err := newWAL(dir, n+1, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range groups {
+			if _, _, err := w.append(append(w.frame(), "payload"...), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first += int64(groups)
+		if err := w.close(false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(segmentName(dir, 2)); err != nil {
+		t.Fatal(err)
+	}
+	frames, _, err := readLog(dir, 6)
+	if err != nil || len(frames) != 2 || frames[0].group != 7 || frames[1].group != 8 {
+		t.Errorf("readLog after group 6: %d frames, %v; want groups 7 and 8", len(frames), err)
+	}
+	var de *DamageError
+	if _, _, err := readLog(dir, 5); !errors.As(err, &de) || !strings.Contains(err.Error(), "group 7 where group 4 was due") {
+		t.Errorf("readLog after group 5: %v; want a *DamageError: group 7 where group 4 was due", err)
+	}
+}
