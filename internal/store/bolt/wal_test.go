@@ -20,6 +20,19 @@ import (
 	"github.com/damone-rules/damone/internal/store/storetest"
 )
 
+// openTemp opens a store in a new temporary directory, closed at the
+// test's end.
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
 // noCheckpoints turns the periodic checkpoint off for the stores the test
 // opens: their writes stay in the log and the overlay until Close (or a
 // backup) writes them into bbolt.
@@ -216,12 +229,7 @@ func hasGames(t *testing.T, s *Store, want []played) {
 // removed.
 func TestReplayAfterKill(t *testing.T) {
 	noCheckpoints(t)
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, dir := openTemp(t)
 	want := playGames(t, s, 5, 6)
 	crashed := killedCopy(t, dir)
 	// The file itself holds none of them: only the log does.
@@ -283,12 +291,7 @@ func lastSegment(t *testing.T, dir string) (string, int64) {
 // write never acknowledged: dropped, and the rest replayed.
 func TestTornTailDropped(t *testing.T) {
 	noCheckpoints(t)
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, dir := openTemp(t)
 	want := playGames(t, s, 3, 4)
 	// One more move, acknowledged, so the torn copy below is of a real frame.
 	crashed := killedCopy(t, dir)
@@ -329,12 +332,7 @@ func TestTornTailDropped(t *testing.T) {
 // problem; nothing is written.
 func TestDamagedLogRefused(t *testing.T) {
 	noCheckpoints(t)
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, dir := openTemp(t)
 	playGames(t, s, 10, 10) // 110 groups of a block or more: two segments
 	base := killedCopy(t, dir)
 	segs, err := logSegments(base)
@@ -447,12 +445,7 @@ func snapshotDir(t *testing.T, dir string) string {
 // stopped store's backup (BackupFile) holds those of its log too.
 func TestBackupsHoldTheLog(t *testing.T) {
 	noCheckpoints(t)
-	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, dir := openTemp(t)
 	want := playGames(t, s, 3, 3)
 	crashed := killedCopy(t, dir)
 	var hot bytes.Buffer
