@@ -253,6 +253,7 @@ func (s *Store) commit(group []*write) (ended int64) {
 				// The frame may still be on disk and replayed at the next
 				// Open: this group's writes are not known to have failed.
 				s.broken = fmt.Errorf("%w (the store takes no more writes; restart the server; a write that got this error may have been kept: retrying it with the same request_id answers which)", err)
+				err = s.broken
 			}
 		} else {
 			s.ov.merge(g, accepted, frameLen(len(frame)-walHeader))

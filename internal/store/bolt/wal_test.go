@@ -579,3 +579,51 @@ func TestRetiredSegmentGap(t *testing.T) {
 		t.Errorf("readLog after group 5: %v; want a *DamageError: group 7 where group 4 was due", err)
 	}
 }
+
+// TestLogWriteErrorStopsWrites: once an append to the log fails after it
+// may have written (here the segment's file is closed under the
+// committer, so the write fails), the store takes no more writes, each
+// refused write is told it may have been kept, reads still answer, and
+// the acknowledged moves are all there after a restart.
+func TestLogWriteErrorStopsWrites(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	svc := games.NewService(s, games.Limits{})
+	g, tok, err := svc.Create(ctx, engine.DefaultVariant())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv, ok := play(t, svc, g.ID, tok, "req-0")
+	if !ok {
+		t.Fatal("no first move")
+	}
+	s.wal.f.Close() // the committer is idle: its last group was acknowledged
+	now, err := svc.Get(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := now.Position.LegalMoves()[0].String()
+	for _, req := range []string{"req-1", "req-2"} {
+		_, err := svc.MakeMove(ctx, games.MoveRequest{GameID: g.ID, Token: tok.Black, Move: next, RequestID: req})
+		if err == nil || !strings.Contains(err.Error(), "takes no more writes") || !strings.Contains(err.Error(), "may have been kept") {
+			t.Errorf("%s after the log failed: %v; want the store refusing writes, saying the write may have been kept", req, err)
+		}
+	}
+	if got, err := s.Get(ctx, g.ID); err != nil || got.Plies != 1 {
+		t.Errorf("read after the log failed: %v; want the game at ply 1", err)
+	}
+	s.Close()
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Get(ctx, g.ID)
+	if err != nil || got.Plies != 1 || got.Version != now.Version {
+		t.Errorf("after a restart: %v; want the game at ply 1, version %d (the acknowledged move %s alone)", err, now.Version, mv)
+	}
+}
