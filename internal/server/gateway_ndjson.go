@@ -101,14 +101,23 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stream.CloseSend()
 	}()
 	// The body must not be read once the handler has returned: wake a
-	// reader still waiting for the client, and wait for it to stop.
+	// reader still waiting for the client, and wait for it to stop. A
+	// reader already stopped gets no deadline: once the body is read to
+	// its end the server itself reads the connection ahead, and a
+	// deadline expiring there cancels the next request on a kept-alive
+	// connection (HTTP 499).
 	defer func() {
-		rc.SetReadDeadline(time.Now())
-		cancel()
-		<-readerDone
-		// The deadline is the connection's: clear it for the next request
-		// on a kept-alive connection.
-		rc.SetReadDeadline(time.Time{})
+		select {
+		case <-readerDone:
+			cancel()
+		default:
+			rc.SetReadDeadline(time.Now())
+			cancel()
+			<-readerDone
+			// The deadline is the connection's: clear it for the next
+			// request on a kept-alive connection.
+			rc.SetReadDeadline(time.Time{})
+		}
 	}()
 
 	started := false
