@@ -16,7 +16,7 @@ import (
 // writes waiting when it is free form a group, which it checks (version,
 // event sequence, duplicate request, a game that exists) against the
 // groups before it, appends to the write-ahead log (wal.go) as one frame
-// in one write and one fdatasync, adds to the overlay (overlay.go) and
+// in one durable write (wal.append), adds to the overlay (overlay.go) and
 // only then acknowledges. Writes that arrive while a group syncs form the
 // next one, so a lone writer waits for nothing but its own sync, and many
 // writers share one. While many games are played, the committer also

@@ -5,8 +5,10 @@ package bolt
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkDiskSync is the disk's own cost of what a commit asks of it,
@@ -40,7 +42,7 @@ func BenchmarkDiskSync(b *testing.B) {
 		"fallocate": func(f *os.File) error { return syscall.Fallocate(int(f.Fd()), 0, 0, span) },
 		"append":    func(*os.File) error { return nil },
 	}
-	for _, name := range []string{"overwrite", "hole", "fallocate", "append", "commit-1", "commit-5", "commit-200"} {
+	for _, name := range []string{"overwrite", "overwrite-direct", "overwrite-direct-idle", "hole", "fallocate", "append", "commit-1", "commit-5", "commit-200"} {
 		b.Run(name, func(b *testing.B) {
 			f, err := os.Create(filepath.Join(b.TempDir(), "sync"))
 			if err != nil {
@@ -57,7 +59,8 @@ func BenchmarkDiskSync(b *testing.B) {
 			case "commit-200":
 				pages = 200
 			}
-			if pages > 0 {
+			direct := strings.HasPrefix(name, "overwrite-direct")
+			if pages > 0 || direct {
 				prep = setup["overwrite"]
 			}
 			if err := prep(f); err != nil {
@@ -65,6 +68,29 @@ func BenchmarkDiskSync(b *testing.B) {
 			}
 			if err := f.Sync(); err != nil {
 				b.Fatal(err)
+			}
+			if direct {
+				w := &wal{}
+				d := openDirect(f.Name())
+				if d == nil {
+					b.Skip("the file system refuses O_DIRECT|O_DSYNC")
+				}
+				defer d.Close()
+				idle := name == "overwrite-direct-idle"
+				for i := 0; b.Loop(); i++ {
+					if idle {
+						b.StopTimer()
+						// Spin, not sleep: the pause is the disk's, not a
+						// wake-up's of this thread.
+						for t := time.Now(); time.Since(t) < 500*time.Microsecond; {
+						}
+						b.StartTimer()
+					}
+					if _, err := d.WriteAt(w.align(buf, page), int64(i%1000+2)*page); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return
 			}
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {

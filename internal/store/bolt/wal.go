@@ -10,13 +10,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The write-ahead log. A commit of bbolt writes each game's pages where
 // they lie in the file, a few dozen separate runs per group, and the disk's
 // sync costs by the run: so the committer (commit.go) instead appends each
-// group's changes to a log, in one contiguous write and one fdatasync, and
-// acknowledges them from there; the checkpointer (checkpoint.go) later
+// group's changes to a log, in one contiguous durable write
+// (O_DIRECT|O_DSYNC where the file system has it, one request to the disk;
+// else a write and an fdatasync), and acknowledges them from there; the checkpointer (checkpoint.go) later
 // applies many groups to bbolt in one normal, synced transaction. The
 // bbolt file is therefore always a consistent store of its own, as of its
 // last checkpoint, whose group number it records (meta key "wal"); Open
@@ -84,15 +86,20 @@ type segment struct {
 
 // wal appends frames; it is used by the committer only.
 type wal struct {
-	dir  string
-	f    *os.File // the segment appended to
-	size int64    // its length
-	off  int64    // where its next frame goes
-	segs []segment
-	next int64 // the next group's number
+	dir string
+	f   *os.File // the segment appended to
+	// direct is the same segment opened for durable direct writes
+	// (openDirect), nil where the file system has none.
+	direct *os.File
+	size   int64 // its length
+	off    int64 // where its next frame goes
+	segs   []segment
+	next   int64 // the next group's number
 	// spare is the next segment, being written with zeros.
 	spare chan spareSeg
 	buf   []byte
+	// aligned is where a frame is copied for a direct write.
+	aligned []byte
 }
 
 type spareSeg struct {
@@ -145,10 +152,18 @@ func (w *wal) use(sp spareSeg) {
 	if w.f != nil {
 		w.f.Close()
 	}
+	if w.direct != nil {
+		w.direct.Close()
+	}
 	w.f, w.size, w.off = sp.f, sp.size, 0
+	w.direct = directWrites(sp.f.Name())
 	w.segs = append(w.segs, segment{n: sp.n, path: sp.f.Name()})
 	w.prepare(sp.n+1, min(2*sp.size, walMax))
 }
+
+// directWrites opens a segment for durable direct writes (openDirect);
+// tests replace it to take the other path.
+var directWrites = openDirect
 
 // prepare starts preparing segment n of size bytes as the spare.
 func (w *wal) prepare(n int, size int64) {
@@ -186,18 +201,38 @@ func (w *wal) append(b []byte, sync bool) (group int64, touched bool, err error)
 		}
 		w.use(sp)
 	}
-	if _, err := w.f.WriteAt(b, w.off); err != nil {
-		return 0, true, fmt.Errorf("embedded store: log %s: %w", w.f.Name(), err)
-	}
-	if sync {
-		if err := fdatasync(w.f); err != nil {
-			return 0, true, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
+	if sync && w.direct != nil {
+		if _, err := w.direct.WriteAt(w.align(b, n), w.off); err != nil {
+			return 0, true, fmt.Errorf("embedded store: log %s: durable write: %w", w.f.Name(), err)
+		}
+	} else {
+		if _, err := w.f.WriteAt(b, w.off); err != nil {
+			return 0, true, fmt.Errorf("embedded store: log %s: %w", w.f.Name(), err)
+		}
+		if sync {
+			if err := fdatasync(w.f); err != nil {
+				return 0, true, fmt.Errorf("embedded store: log %s: sync: %w", w.f.Name(), err)
+			}
 		}
 	}
 	w.off += n
 	w.segs[len(w.segs)-1].last = group
 	w.next++
 	return group, false, nil
+}
+
+// align returns frame b copied to the start of n bytes (its frameLen)
+// of memory aligned for a direct write, zeros after it, as the segment
+// holds where the frame ends.
+func (w *wal) align(b []byte, n int64) []byte {
+	if int64(len(w.aligned)) < n {
+		raw := make([]byte, n+walBlock)
+		skip := int(-uintptr(unsafe.Pointer(&raw[0])) & (walBlock - 1))
+		w.aligned = raw[skip : skip+int(n)]
+	}
+	a := w.aligned[:n]
+	clear(a[copy(a, b):])
+	return a
 }
 
 // retire removes the segments, but the one appended to, whose groups are
@@ -224,6 +259,9 @@ func (w *wal) close(remove bool) error {
 		os.Remove(sp.f.Name())
 	}
 	w.f.Close()
+	if w.direct != nil {
+		w.direct.Close()
+	}
 	if !remove {
 		return nil
 	}

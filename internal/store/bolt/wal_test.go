@@ -226,8 +226,42 @@ func hasGames(t *testing.T, s *Store, want []played) {
 
 // A killed server's acknowledged writes, in its log only, are in the
 // store when it is opened again: replayed into the file, and the log
-// removed.
+// removed. Both ways of making a frame durable: one O_DIRECT|O_DSYNC
+// write (where TMPDIR's file system has it) and a write then an
+// fdatasync.
 func TestReplayAfterKill(t *testing.T) {
+	t.Run("direct", func(t *testing.T) {
+		probe := filepath.Join(t.TempDir(), "probe")
+		if err := os.WriteFile(probe, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f := openDirect(probe)
+		if f == nil {
+			t.Skip("TMPDIR's file system refuses O_DIRECT|O_DSYNC")
+		}
+		f.Close()
+		opened := 0
+		directWrites = func(path string) *os.File {
+			f := openDirect(path)
+			if f != nil {
+				opened++
+			}
+			return f
+		}
+		t.Cleanup(func() { directWrites = openDirect })
+		replayAfterKill(t)
+		if opened == 0 {
+			t.Fatal("no segment was opened for direct writes")
+		}
+	})
+	t.Run("fdatasync", func(t *testing.T) {
+		directWrites = func(string) *os.File { return nil }
+		t.Cleanup(func() { directWrites = openDirect })
+		replayAfterKill(t)
+	})
+}
+
+func replayAfterKill(t *testing.T) {
 	noCheckpoints(t)
 	s, dir := openTemp(t)
 	want := playGames(t, s, 5, 6)
@@ -581,7 +615,7 @@ func TestRetiredSegmentGap(t *testing.T) {
 }
 
 // TestLogWriteErrorStopsWrites: once an append to the log fails after it
-// may have written (here the segment's file is closed under the
+// may have written (here the segment's files are closed under the
 // committer, so the write fails), the store takes no more writes, each
 // refused write is told it may have been kept, reads still answer, and
 // the acknowledged moves are all there after a restart.
@@ -601,7 +635,12 @@ func TestLogWriteErrorStopsWrites(t *testing.T) {
 	if !ok {
 		t.Fatal("no first move")
 	}
-	s.wal.f.Close() // the committer is idle: its last group was acknowledged
+	// The committer is idle: its last group was acknowledged. Appends go
+	// to the direct descriptor where there is one.
+	s.wal.f.Close()
+	if s.wal.direct != nil {
+		s.wal.direct.Close()
+	}
 	now, err := svc.Get(ctx, g.ID)
 	if err != nil {
 		t.Fatal(err)
