@@ -101,18 +101,21 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stream.CloseSend()
 	}()
 	// The body must not be read once the handler has returned: wake a
-	// reader still waiting for the client, and wait for it to stop. A
-	// reader already stopped gets no deadline: once the body is read to
-	// its end the server itself reads the connection ahead, and a
-	// deadline expiring there cancels the next request on a kept-alive
-	// connection (HTTP 499).
+	// reader still waiting for the client, and wait for it to stop. Only
+	// one waiting for the client gets a deadline: once the body is read to
+	// its end the server itself reads the connection ahead, and a deadline
+	// expiring there cancels the next request on a kept-alive connection
+	// (HTTP 499). A reader that has all it needs (the body to its end, or
+	// a request for the ended stream, whose Send fails once cancelled)
+	// stops within readerGrace.
 	defer func() {
+		cancel()
+		grace := time.NewTimer(readerGrace)
+		defer grace.Stop()
 		select {
 		case <-readerDone:
-			cancel()
-		default:
+		case <-grace.C:
 			rc.SetReadDeadline(time.Now())
-			cancel()
 			<-readerDone
 			// The deadline is the connection's: clear it for the next
 			// request on a kept-alive connection.
@@ -167,6 +170,12 @@ func (h *ndjsonStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		flusher.Flush()
 	}
 }
+
+// readerGrace is how long an ended validateGames call waits for its body's
+// reader to stop by itself before waking it: long enough for a reader
+// with bytes in hand on a loaded machine, short against a client that
+// keeps its body open after the answer ended.
+const readerGrace = 250 * time.Millisecond
 
 // readRequests sends first and then each request of lines, and returns
 // why it stopped before the end of the body, if it did.
