@@ -29,6 +29,7 @@ type matchArgs struct {
 	asJSON     bool
 	progress   bool
 	egtbDir    string
+	inMemory   bool
 }
 
 // parseMatchArgs parses match's command line; help asked for goes to
@@ -60,18 +61,22 @@ Players (KIND[:KEY=VALUE,...]):
 	asJSON := fs.Bool("json", false, "print the result as JSON (games included)")
 	progress := fs.Bool("progress", false, "print a line per finished game to stderr")
 	egtbDir := fs.String("egtb-dir", "", "endgame tables (damone egtb build): adjudicate a game at the first position they decide, exactly at its counter, and serve engines with egtb=on")
+	inMemory := fs.Bool("egtb-in-memory", false, "with --egtb-dir: hold every table decompressed (a <= 5 set: about 2 GB), so an engine's search probes 5-piece positions as fast as 4-piece ones")
 	adjudicate := fs.Bool("egtb-adjudicate", true, "with --egtb-dir: adjudicate by the tables (false: only engines with egtb=on use them)")
 	if rest, err := fs.ParseArgs(args); err != nil {
 		return nil, err
 	} else if len(rest) != 0 {
 		return nil, cli.Usagef("unexpected argument %q", rest[0])
 	}
-	a := &matchArgs{asJSON: *asJSON, progress: *progress, egtbDir: *egtbDir}
+	a := &matchArgs{asJSON: *asJSON, progress: *progress, egtbDir: *egtbDir, inMemory: *inMemory}
 	if *egtbDir == "" {
 		adjSet := false
 		fs.Visit(func(f *flag.Flag) { adjSet = adjSet || f.Name == "egtb-adjudicate" })
 		if adjSet {
 			return nil, cli.Usagef("--egtb-adjudicate needs --egtb-dir (the tables to adjudicate by)")
+		}
+		if *inMemory {
+			return nil, cli.Usagef("--egtb-in-memory needs --egtb-dir (the tables to hold)")
 		}
 	}
 	a.cfg.TablebaseAdjudication = *adjudicate && *egtbDir != ""
@@ -132,7 +137,11 @@ func runMatch(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if a.egtbDir != "" {
-		set, err := egtb.Open(a.egtbDir)
+		open := egtb.Open
+		if a.inMemory {
+			open = egtb.OpenInMemory
+		}
+		set, err := open(a.egtbDir)
 		if err != nil {
 			// A well-formed path to an unusable set is a failure (exit 1),
 			// as for damone serve and analyze, not a usage error.

@@ -33,9 +33,16 @@ func TestMatchEgtbFlags(t *testing.T) {
 			t.Errorf("%s without --egtb-dir: exit %d: %s; want 2 naming both flags", v, code, errOut)
 		}
 	}
+	_, errOut, code = runCLI(t, "", append(base, "--player1", "engine:nodes=500", "--egtb-in-memory")...)
+	if code != 2 || !strings.Contains(errOut, "--egtb-in-memory needs --egtb-dir") {
+		t.Errorf("--egtb-in-memory without --egtb-dir: exit %d: %s; want 2 naming both flags", code, errOut)
+	}
 	dir := t.TempDir()
 	if err := egtb.Build(dir, egtb.Options{Pieces: 2, Win: []engine.WinCondition{engine.CaptureAllPieces}}); err != nil {
 		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI(t, "", append(base, "--player1", "engine:nodes=500,egtb=on", "--egtb-dir", dir, "--egtb-in-memory")...); code != 0 {
+		t.Fatalf("--egtb-in-memory: exit %d: %s", code, errOut)
 	}
 	out, errOut, code := runCLI(t, "", append(base, "--player1", "engine:nodes=500,egtb=on", "--egtb-dir", dir)...)
 	if code != 0 {

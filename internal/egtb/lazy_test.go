@@ -94,3 +94,41 @@ func TestLazyForgedBlockIsAnError(t *testing.T) {
 		t.Fatalf("sampled %d positions of %s and %d of other tables; want some of each", hit, victim, others)
 	}
 }
+
+// TestOpenInMemoryChecksEveryCode: OpenInMemory holds every table
+// decompressed, whatever LazyPieces says, so it reads and checks every
+// entry code at open: the forged file a lazy Open accepts (its block not
+// read yet) is refused at once, naming it; the sound set opened in memory
+// answers as the lazy one does.
+func TestOpenInMemoryChecksEveryCode(t *testing.T) {
+	sound := builtSet(t, 3, 80)
+	dir := copySet(t, sound)
+	reseal(t, dir, victim, func(v []byte) {
+		v[firstCode(t, v, func(c byte) bool { return c >= 1 && c <= 80 })] = 100
+	})
+	restore := egtb.SetLazyForTest(2, 2)
+	defer restore()
+	if _, err := egtb.Open(dir); err != nil {
+		t.Fatalf("lazy open of the forged set: %v; want it opened (the forged block not read yet)", err)
+	}
+	var fe *egtb.FileError
+	if _, err := egtb.OpenInMemory(dir); !errors.As(err, &fe) || filepath.Base(fe.Path) != victim || !strings.Contains(err.Error(), "invalid code") {
+		t.Fatalf("OpenInMemory of the forged set: %v; want an error naming %s and its invalid code", err, victim)
+	}
+	lazy, err := egtb.Open(sound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := egtb.OpenInMemory(sound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 2000; i++ {
+		wc := []engine.WinCondition{engine.CaptureAllPieces, engine.CaptureAllDamones}[i%2]
+		p := randomPosition(rng, 2+i%2, wc == engine.CaptureAllDamones)
+		if a, b := probe(t, whole, &p, wc), probe(t, lazy, &p, wc); a != b {
+			t.Fatalf("%s (%v): in memory %+v, lazy %+v", p.text(0), wc, a, b)
+		}
+	}
+}

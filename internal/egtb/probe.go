@@ -25,7 +25,20 @@ type Set struct {
 // entry codes are checked now, and a block's codes when a probe first
 // reads it (Probe then errs on a bad one; Verify checks everything). Any
 // failure is an error naming the file.
-func Open(dir string) (*Set, error) {
+func Open(dir string) (*Set, error) { return open(dir, lazyFrom) }
+
+// OpenInMemory is Open holding every table decompressed and its entry
+// codes checked, as Open holds those of fewer than LazyPieces pieces: a
+// ≤ 5-piece set takes about 2 GB of memory (one byte an entry) instead of
+// about 0.4 GB, and a probe of a 5-piece position costs what a 4-piece
+// one does instead of, on a block cache miss, a block's decompression
+// and check (docs/BENCHMARKS.md, Probe of 5-piece positions): for a
+// search that probes at every node.
+func OpenInMemory(dir string) (*Set, error) { return open(dir, 0) }
+
+// open reads a set, leaving tables of lazyPieces or more pieces (0: none)
+// compressed.
+func open(dir string, lazyPieces int) (*Set, error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -33,7 +46,7 @@ func Open(dir string) (*Set, error) {
 	s := &Set{Dir: dir, Manifest: man, tables: map[engine.WinCondition]map[Material]*Table{}}
 	cache := newBlockCache()
 	for _, e := range man.Tables {
-		t, err := openEntry(dir, man, e, lazyFrom)
+		t, err := openEntry(dir, man, e, lazyPieces)
 		if err != nil {
 			return nil, err
 		}
