@@ -43,12 +43,19 @@ func TestLazyTablesAnswerAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 3000; i++ {
+	answerAlike(t, whole, lazy, 3, 3000)
+}
+
+// answerAlike probes n random positions of 2 and 3 pieces, both win
+// conditions, in sets a and b, and fails at the first that answer apart.
+func answerAlike(t *testing.T, a, b *egtb.Set, seed uint64, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for i := 0; i < n; i++ {
 		wc := []engine.WinCondition{engine.CaptureAllPieces, engine.CaptureAllDamones}[i%2]
 		p := randomPosition(rng, 2+i%2, wc == engine.CaptureAllDamones)
-		if a, b := probe(t, whole, &p, wc), probe(t, lazy, &p, wc); a != b {
-			t.Fatalf("%s (%v): whole %+v, lazy %+v", p.text(0), wc, a, b)
+		if x, y := probe(t, a, &p, wc), probe(t, b, &p, wc); x != y {
+			t.Fatalf("%s (%v): %+v in one set, %+v in the other", p.text(0), wc, x, y)
 		}
 	}
 }
@@ -123,12 +130,5 @@ func TestOpenInMemoryChecksEveryCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(7, 8))
-	for i := 0; i < 2000; i++ {
-		wc := []engine.WinCondition{engine.CaptureAllPieces, engine.CaptureAllDamones}[i%2]
-		p := randomPosition(rng, 2+i%2, wc == engine.CaptureAllDamones)
-		if a, b := probe(t, whole, &p, wc), probe(t, lazy, &p, wc); a != b {
-			t.Fatalf("%s (%v): in memory %+v, lazy %+v", p.text(0), wc, a, b)
-		}
-	}
+	answerAlike(t, whole, lazy, 7, 2000)
 }
