@@ -42,7 +42,10 @@ func (s Score) Plies() (int, bool) {
 //     Damone can take anything and only a Damone can take it, so it is
 //     worth about two Damas.
 //   - damoneImmune: a Damone facing no enemy Damone can never be captured
-//     (RULES.md, Captures), a lasting advantage material alone misses.
+//     (RULES.md, Captures), a lasting advantage material alone misses;
+//     half a Pedine only, since an immune Damone cannot lose but alone
+//     cannot win either: at 1.5 Pedines the engine gave up its Pedines
+//     for the enemy Damone and drew the endings that followed.
 //   - Advancement: a Pedine close to its promotion squares (the enemy
 //     Damas' starting squares) is near to becoming a Dama; a Dama close to
 //     the enemy Damone's corner near to becoming a Damone. Both are scored
@@ -80,7 +83,7 @@ const (
 	valuePedine       = 100
 	valueDama         = 300
 	valueDamone       = 600
-	damoneImmune      = 150
+	damoneImmune      = 50
 	pedineAdvancement = 6 // per step closer to promotion
 	damaAdvancement   = 2 // per step closer to the Damone corner
 	mobilityPerStep   = 4
@@ -101,10 +104,13 @@ const (
 //   - DefaultContempt: a draw (repetition or no progress) inside the search
 //     scores -contempt for the side to move at the root and +contempt for
 //     its opponent, unless the root's static evaluation is below
-//     -contemptOff (clearly behind, a draw is welcome and scores 0). A
-//     draw is then the worst outcome the root side can settle for short of
-//     a worse evaluation, so it stops repeating or shuffling in positions
-//     it does not judge lost.
+//     -(contemptOff + contempt) (clearly behind, a draw is welcome and
+//     scores 0). A draw is then the worst outcome the root side can settle
+//     for short of a worse evaluation, so it stops repeating or shuffling
+//     in positions it does not judge lost. Unless the caller sets one, the
+//     contempt is DefaultContempt plus contemptPerPiece for every piece on
+//     the board beyond 6: with many pieces left a Pedine or two behind is
+//     still a game to play, and a repetition gives it away.
 //   - noProgressScale: a static evaluation at a no-progress count of n is
 //     multiplied by (noProgressScale·L − n)/(noProgressScale·L), L being
 //     the variant's limit (two-thirds at the limit with 3): of two lines
@@ -112,7 +118,8 @@ const (
 //     further from 0, so the side ahead makes progress early instead of
 //     drifting to the no-progress draw.
 const (
-	// DefaultContempt is Options.Contempt's default.
+	// DefaultContempt is Options.Contempt's default with 6 pieces or fewer
+	// on the board (contemptPerPiece more for each beyond).
 	DefaultContempt Score = 25
 	// NoContempt as Options.Contempt scores every draw 0.
 	NoContempt Score = -1
@@ -123,8 +130,9 @@ const (
 	// loss better than a draw.
 	MaxContempt Score = 10000
 
-	contemptOff     = 100
-	noProgressScale = 3
+	contemptOff      = 100
+	contemptPerPiece = 15
+	noProgressScale  = 3
 )
 
 // kingDistance[a][b] is the number of diagonal steps between two dark

@@ -45,7 +45,9 @@ type Options struct {
 	History []engine.Position
 	// Contempt is what a draw costs the side to move at the root, in
 	// hundredths of a Pedine, unless it is clearly behind (docs/engine.md,
-	// Draw awareness): 0 means DefaultContempt, NoContempt none, at most
+	// Draw awareness): 0 means DefaultContempt and 15 more for every
+	// piece on the board beyond 6 (175 from the standard start), NoContempt
+	// none, at most
 	// MaxContempt (larger is taken as MaxContempt). Against
 	// an opponent known to be much weaker a larger value makes the engine
 	// play on from a small deficit instead of taking a repetition.
@@ -171,13 +173,13 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 	c := opts.Contempt
 	switch {
 	case c == 0:
-		c = DefaultContempt
+		c = DefaultContempt + contemptPerPiece*Score(max(0, pieceCount(&pos)-6))
 	case c < 0:
 		c = 0
 	case c > MaxContempt:
 		c = MaxContempt
 	}
-	if Evaluate(&pos) >= -contemptOff {
+	if Evaluate(&pos) >= -contemptOff-c {
 		s.drawScore = [2]Score{-c, c}
 	}
 	var res Result

@@ -243,15 +243,16 @@ func TestNodeLimitIsExact(t *testing.T) {
 // Black's lone Dama a8 at the no-progress limit: no Red move captures (a8
 // is far) or blocks b7, Black's only square, so every child is a
 // no-progress draw. Red is ahead at the root, so a draw is worth
-// -contempt to Red: the score is -contempt, not 0. In the mirror case
-// where the root side is clearly behind (Black to move, the same
-// material), a draw is worth 0 to it.
+// -contempt to Red: the score is -contempt, not 0. Where the root side
+// is clearly behind (Black to move, Red with a Pedine g2 besides, so that
+// Red has the two pieces a win against a lone Dama needs and its lead
+// counts whole), a draw is worth 0 to it.
 func TestContemptWhenAhead(t *testing.T) {
 	res := search(t, "R:RMd3:BDa8:80", Limits{Depth: 4})
 	if sc := res.Info.Lines[0].Score; sc != -DefaultContempt {
 		t.Fatalf("ahead: score %d, want -DefaultContempt (%d)", sc, -DefaultContempt)
 	}
-	res = search(t, "B:RMd3:BDa8:80", Limits{Depth: 4})
+	res = search(t, "B:RMd3,Pg2:BDa8:80", Limits{Depth: 4})
 	if sc := res.Info.Lines[0].Score; sc != 0 {
 		t.Fatalf("behind: score %d, want 0", sc)
 	}
@@ -263,6 +264,22 @@ func TestContemptWhenAhead(t *testing.T) {
 func TestContemptOption(t *testing.T) {
 	for _, c := range []struct{ contempt, want Score }{{100, -100}, {NoContempt, 0}, {0, -DefaultContempt}} {
 		res := NewSearcher(4).Search(context.Background(), pos(t, "R:RMd3:BDa8:80"),
+			Options{Variant: engine.DefaultVariant(), Contempt: c.contempt}, Limits{Depth: 4}, nil)
+		if sc := res.Info.Lines[0].Score; sc != c.want {
+			t.Errorf("contempt %d: score %d, want %d", c.contempt, sc, c.want)
+		}
+	}
+}
+
+// The default contempt grows with the pieces on the board: 25, and 15
+// for each beyond 6 (docs/engine.md, Draw awareness). Seven pieces at the
+// no-progress limit, none able to capture or promote in a move (Red's
+// Pedines on their first rank, Black's far away): every Red move is a
+// draw, worth -(25 + 15) to Red, which is ahead; a contempt given is
+// taken as it is.
+func TestContemptGrowsWithPieces(t *testing.T) {
+	for _, c := range []struct{ contempt, want Score }{{0, -40}, {100, -100}} {
+		res := NewSearcher(4).Search(context.Background(), pos(t, "R:RMd3,Pb1,Pf1,Ph1:BDa8,Pe8,Pg8:80"),
 			Options{Variant: engine.DefaultVariant(), Contempt: c.contempt}, Limits{Depth: 4}, nil)
 		if sc := res.Info.Lines[0].Score; sc != c.want {
 			t.Errorf("contempt %d: score %d, want %d", c.contempt, sc, c.want)
