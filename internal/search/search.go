@@ -46,11 +46,11 @@ type Options struct {
 	// Contempt is what a draw costs the side to move at the root, in
 	// hundredths of a Pedine, unless it is clearly behind (docs/engine.md,
 	// Draw awareness): 0 means DefaultContempt and 15 more for every
-	// piece on the board beyond 6 (175 from the standard start), NoContempt
-	// none, at most
-	// MaxContempt (larger is taken as MaxContempt). Against
-	// an opponent known to be much weaker a larger value makes the engine
-	// play on from a small deficit instead of taking a repetition.
+	// piece on the board beyond 6 (175 from the standard start),
+	// NoContempt none, at most MaxContempt (larger is taken as
+	// MaxContempt). Against an opponent known to be much weaker a larger
+	// value makes the engine play on from a small deficit instead of
+	// taking a repetition.
 	Contempt Score
 	// Tablebase, if set, gives exact values: positions it holds are
 	// scored from it instead of searched, and at the root only the moves

@@ -13,7 +13,7 @@ func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
 // durable when they return (O_DIRECT|O_DSYNC, the guarantee of a write
 // then an fdatasync): on a disk whose syncs cost by the request, one
 // request in place of two. Its writes must start at, span and come from
-// memory aligned to directAlign bytes. It returns nil where the file
+// memory aligned to walBlock bytes (wal.align). It returns nil where the file
 // system refuses either flag (tmpfs): the caller writes and syncs.
 func openDirect(path string) *os.File {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_DIRECT|syscall.O_DSYNC, 0)

@@ -18,8 +18,9 @@ import (
 // sync costs by the run: so the committer (commit.go) instead appends each
 // group's changes to a log, in one contiguous durable write
 // (O_DIRECT|O_DSYNC where the file system has it, one request to the disk;
-// else a write and an fdatasync), and acknowledges them from there; the checkpointer (checkpoint.go) later
-// applies many groups to bbolt in one normal, synced transaction. The
+// else a write and an fdatasync), and acknowledges them from there; the
+// checkpointer (checkpoint.go) later applies many groups to bbolt in one
+// normal, synced transaction. The
 // bbolt file is therefore always a consistent store of its own, as of its
 // last checkpoint, whose group number it records (meta key "wal"); Open
 // replays the log's later groups onto it.
