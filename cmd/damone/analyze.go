@@ -76,13 +76,13 @@ verdict: category, DTC and plies to spare under the no-progress rule.`)
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime, FullTime: *movetime > 0},
+	a := &analyzeArgs{pos: p, limits: search.Limits{Depth: *depth, Nodes: *nodes, MoveTime: *movetime},
 		infinite: *infinite, lines: *lines, hashMB: *hash, asJSON: *asJSON, variant: engine.DefaultVariant(), egtbDir: *egtbDir}
 	if *captureAll {
 		a.variant.WinCondition = engine.CaptureAllDamones
 	}
 	if !a.infinite && a.limits == (search.Limits{}) {
-		a.limits.MoveTime, a.limits.FullTime = time.Second, true
+		a.limits.MoveTime = time.Second
 	}
 	return a, nil
 }

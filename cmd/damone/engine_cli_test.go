@@ -25,7 +25,7 @@ func TestFormatScore(t *testing.T) {
 
 func TestAnalyzeArgs(t *testing.T) {
 	a, err := parseAnalyzeArgs(nil, strings.NewReader(""), &strings.Builder{})
-	if err != nil || a.limits != (search.Limits{MoveTime: time.Second, FullTime: true}) || a.lines != 1 {
+	if err != nil || a.limits != (search.Limits{MoveTime: time.Second}) || a.lines != 1 {
 		t.Fatalf("defaults: %+v %v", a, err)
 	}
 	a, err = parseAnalyzeArgs([]string{"--nodes", "5000", "--lines", "3", "--position", "R:RDe4:BPb1:0"}, nil, &strings.Builder{})

@@ -19,5 +19,8 @@ func BenchmarkSearch(b *testing.B) {
 		res := s.Search(context.Background(), p, Options{Variant: engine.DefaultVariant()}, Limits{Nodes: 2_000_000}, nil)
 		nodes += res.Info.Nodes
 	}
+	if nodes == 0 {
+		b.Fatal("the searches visited no node")
+	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }

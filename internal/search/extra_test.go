@@ -91,6 +91,9 @@ func BenchmarkDepthInOneSecond(b *testing.B) {
 		nodes += res.Info.Nodes
 		n++
 	}
+	if depth == 0 {
+		b.Fatal("no search completed an iteration")
+	}
 	b.ReportMetric(float64(depth)/float64(n), "depth")
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }

@@ -24,13 +24,11 @@ const MaxLines = 5
 // Limits say when a search stops. Zero fields are unset; with none set the
 // search runs until its context is cancelled (or MaxDepth).
 type Limits struct {
-	Depth    int           // complete iterations up to this depth
-	Nodes    int64         // stop after this many nodes (deterministic on one thread)
-	MoveTime time.Duration // stop after this long
-	// FullTime spends all of MoveTime (analysis). Without it a search that
-	// has used half its time starts no new iteration, which it could not
-	// finish anyway (playing a move: the time saved is the player's).
-	FullTime bool
+	Depth int   // complete iterations up to this depth
+	Nodes int64 // stop after this many nodes (deterministic on one thread)
+	// MoveTime is the search's time; a timed search spends all of it
+	// (the move of an unfinished last iteration counts, see Result).
+	MoveTime time.Duration
 }
 
 // Options are the search's settings beyond its limits.
@@ -82,7 +80,10 @@ func (i *Info) NodesPerSecond() float64 {
 }
 
 // Result is a finished search: the best move (if the side to move has a
-// move at all) and the last completed iteration.
+// move at all) and the last completed iteration. With one line, a search
+// stopped during an iteration plays that iteration's best so far if
+// another move there proved better than the completed iteration's best
+// (the one searched first): Best is then not Info.Lines[0]'s first move.
 type Result struct {
 	Best    engine.Move
 	HasBest bool
@@ -110,6 +111,7 @@ type Searcher struct {
 	stopped    bool
 	start      time.Time
 	deadline   time.Time
+	rootFirst  engine.Move // the root move searched first in this iteration
 	ctx        context.Context
 	rootSkip   []engine.Move // root moves excluded (multi-PV)
 	rootKeep   []engine.Move // if set, the only root moves searched (tablebase)
@@ -203,6 +205,12 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 		for k := 0; k < opts.Lines && k < len(rootMoves); k++ {
 			score := s.negamax(0, depth, -infinity, infinity)
 			if s.stopped {
+				if opts.Lines == 1 && len(res.Info.Lines) > 0 && s.pvLen[0] > 0 && s.rootFirst.Equivalent(&res.Best) {
+					// Every root move that raised alpha was searched in
+					// full (a null window re-searched with an open one),
+					// so the last beats the previous best at this depth.
+					res.Best = s.pv[0][0]
+				}
 				break
 			}
 			if s.pvLen[0] == 0 {
@@ -228,9 +236,6 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 		}
 		if len(rootMoves) == 1 && opts.Lines == 1 && lim.Depth == 0 && lim.Nodes == 0 && depth >= 1 && !s.deadline.IsZero() {
 			break // one legal move: no need to think
-		}
-		if !s.deadline.IsZero() && !lim.FullTime && time.Since(s.start) > lim.MoveTime/2 {
-			break // the next iteration would not finish in time
 		}
 	}
 	res.Info.Nodes = s.nodes
@@ -302,32 +307,25 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 	if ply > 0 && s.isRepetition(ply, p) {
 		return s.drawScore[ply&1]
 	}
+	if depth <= 0 && ply > 0 && !p.HasCapture() {
+		// A quiet leaf: the same verdicts as below, without generating
+		// the moves (most nodes are leaves, and most leaves are quiet).
+		if !p.HasMoves() {
+			return lossIn(ply)
+		}
+		if sc, ok := s.ended(ply, p); ok {
+			return sc
+		}
+		return s.evaluate(p)
+	}
 	moves := p.GenerateMoves(s.moves[ply])
 	s.moves[ply] = moves[:0]
 	if len(moves) == 0 {
 		return lossIn(ply)
 	}
-	// Game-ending rules beyond "no legal move" apply below the root (the
-	// root is the position the caller wants a move for).
-	if v := &s.opts.Variant; ply > 0 {
-		if v.WinCondition == engine.CaptureAllDamones && p.Count(p.SideToMove(), engine.Damone) == 0 {
-			return lossIn(ply)
-		}
-		if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
-			return s.drawScore[ply&1]
-		}
-	}
-	if tb := s.opts.Tablebase; tb != nil && ply > 0 && pieceCount(p) <= tb.Pieces() {
-		if c, d, ok := tb.Probe(p, s.opts.Variant); ok {
-			if p.NoProgress() == 0 {
-				// Reached by a capture or a promotion at this ply: that
-				// conversion is the progress a win is measured by, so
-				// it ranks above every quiet move's (a longer distance
-				// to the next one would otherwise make the winner put
-				// off converting, and shuffle).
-				d = 0
-			}
-			return s.tbScore(ply, c, d)
+	if ply > 0 {
+		if sc, ok := s.ended(ply, p); ok {
+			return sc
 		}
 	}
 	if ply >= maxPly-1 {
@@ -393,6 +391,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 		}
 		var sc Score
 		if searched == 0 {
+			if ply == 0 {
+				s.rootFirst = *m
+			}
 			sc = -s.negamax(ply+1, next, -beta, -alpha)
 		} else {
 			// Late quiet moves at depth are first tried one ply shallower.
@@ -445,6 +446,33 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 		s.tt.store(p.Hash(), toTT(best, ply), int8(depth), flag, s.order[ply][bestIdx])
 	}
 	return best
+}
+
+// ended scores a position below the root, where the side to move has a
+// legal move, that the game's rules beyond "no legal move" or the
+// endgame tables decide: false if neither does.
+func (s *Searcher) ended(ply int, p *engine.Position) (Score, bool) {
+	v := &s.opts.Variant
+	if v.WinCondition == engine.CaptureAllDamones && p.Count(p.SideToMove(), engine.Damone) == 0 {
+		return lossIn(ply), true
+	}
+	if v.NoProgressLimit > 0 && p.NoProgress() >= v.NoProgressLimit {
+		return s.drawScore[ply&1], true
+	}
+	if tb := s.opts.Tablebase; tb != nil && pieceCount(p) <= tb.Pieces() {
+		if c, d, ok := tb.Probe(p, s.opts.Variant); ok {
+			if p.NoProgress() == 0 {
+				// Reached by a capture or a promotion at this ply: that
+				// conversion is the progress a win is measured by, so
+				// it ranks above every quiet move's (a longer distance
+				// to the next one would otherwise make the winner put
+				// off converting, and shuffle).
+				d = 0
+			}
+			return s.tbScore(ply, c, d), true
+		}
+	}
+	return 0, false
 }
 
 // evaluate is Evaluate scaled towards 0 as the no-progress counter grows

@@ -311,14 +311,72 @@ func TestContemptStaysBelowTablebaseResults(t *testing.T) {
 	}
 }
 
-// With FullTime a timed search spends its whole time: it keeps iterating
-// past half of it (the standard start is never solved within 300 ms).
-func TestFullTimeSpendsTheTime(t *testing.T) {
+// A timed search spends its whole time: it keeps iterating to the end of
+// it (the standard start is never solved within 300 ms).
+func TestTimedSearchSpendsTheTime(t *testing.T) {
 	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
 	const budget = 300 * time.Millisecond
 	res := NewSearcher(4).Search(context.Background(), p, Options{Variant: engine.DefaultVariant()},
-		Limits{MoveTime: budget, FullTime: true}, nil)
+		Limits{MoveTime: budget}, nil)
 	if res.Info.Elapsed < budget {
-		t.Fatalf("searched %v of a %v full-time budget", res.Info.Elapsed, budget)
+		t.Fatalf("searched %v of a %v budget", res.Info.Elapsed, budget)
 	}
+}
+
+// A search stopped during an iteration plays the move that iteration has
+// proved better than the previous iteration's best, if one has (Result).
+// In the positions of a seeded random game where a search to depth d
+// chooses another move than one to depth d-1, node limits between the
+// two searches' node counts stop during iteration d: the old search, which
+// threw that iteration away, returned depth d-1's move at every one of
+// them. Depth d's move is found by the time iteration d ends unless it is
+// the last root move searched, so at most limits just short of the end
+// should give it in most such positions.
+func TestUnfinishedIterationCounts(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
+	opts := Options{Variant: engine.DefaultVariant()}
+	changed, found := 0, 0
+	for ply := 0; ply < 40 && changed < 12; ply++ {
+		moves := p.LegalMoves()
+		if len(moves) == 0 {
+			break
+		}
+		for d := 3; d <= 5; d++ {
+			prev := NewSearcher(1).Search(context.Background(), p, opts, Limits{Depth: d - 1}, nil)
+			full := NewSearcher(1).Search(context.Background(), p, opts, Limits{Depth: d}, nil)
+			if full.Info.Depth != d || prev.Best.Equivalent(&full.Best) {
+				continue
+			}
+			changed++
+			seen := false
+			for n := full.Info.Nodes - 1; n > prev.Info.Nodes; n -= max(1, (full.Info.Nodes-prev.Info.Nodes)/25) {
+				res := NewSearcher(1).Search(context.Background(), p, opts, Limits{Nodes: n}, nil)
+				if res.Info.Depth != d-1 {
+					t.Fatalf("%s, %d nodes: depth %d completed, want %d", p, n, res.Info.Depth, d-1)
+				}
+				if !legal(moves, &res.Best) {
+					t.Fatalf("%s, %d nodes: best %s is not a legal move", p, n, res.Best)
+				}
+				seen = seen || res.Best.Equivalent(&full.Best)
+			}
+			if seen {
+				found++
+			}
+		}
+		p.Play(&moves[rng.Intn(len(moves))])
+	}
+	t.Logf("%d positions whose best move changes at the last depth, %d of them found it before the iteration ended", changed, found)
+	if changed < 5 || 2*found < changed {
+		t.Fatalf("%d positions whose best move changes, %d of them given the new move by an unfinished iteration; want at least 5 and half", changed, found)
+	}
+}
+
+func legal(moves []engine.Move, m *engine.Move) bool {
+	for i := range moves {
+		if moves[i].Equivalent(m) {
+			return true
+		}
+	}
+	return false
 }

@@ -117,12 +117,10 @@ func (s *AnalysisServer) AnalyzePosition(req *damonev1.AnalyzePositionRequest, s
 	default:
 		return toStatus(badField("limit", "give one of depth, nodes, move_time or infinite"))
 	}
-	// Every analysis stops at the server's time cap, and a move_time is
-	// spent in full.
+	// Every analysis stops at the server's time cap.
 	if lim.MoveTime == 0 || lim.MoveTime > s.maxTime {
 		lim.MoveTime = s.maxTime
 	}
-	lim.FullTime = true
 	// A decided position has no best move to search for: the answer is
 	// its outcome, the same one ListLegalMoves gives (RULES.md, End of the
 	// game).
