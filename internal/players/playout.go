@@ -32,6 +32,7 @@ type Playout struct {
 	rng          *rand.Rand
 	buf          []engine.Move
 	weights      []int
+	rounds       int // playouts per root move in the last Move (for benchmarks)
 }
 
 const (
@@ -74,7 +75,8 @@ func (p *Playout) Move(ctx context.Context, st State) (engine.Move, error) {
 	us := root.SideToMove()
 	total := make([]int64, len(moves))
 	deadline := time.Now().Add(p.MoveTime)
-	for round := 0; ; round++ {
+	round := 0
+	for ; ; round++ {
 		if p.MoveTime > 0 {
 			if round > 0 && (time.Now().After(deadline) || ctx.Err() != nil) {
 				break
@@ -87,6 +89,7 @@ func (p *Playout) Move(ctx context.Context, st State) (engine.Move, error) {
 			total[i] += int64(p.playout(after, us))
 		}
 	}
+	p.rounds = round
 	best := 0
 	for i := range total {
 		if total[i] > total[best] {
