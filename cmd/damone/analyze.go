@@ -247,7 +247,11 @@ func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
 		_, err := fmt.Fprintf(stdout, "no legal move: %s to move has lost (score %s)\n", a.pos.SideToMove(), formatScore(sc))
 		return err
 	}
-	_, err := fmt.Fprintf(stdout, "best %s  (depth %d, %d nodes, %s, %.0f nodes/s)\n", res.Best, res.Info.Depth,
+	sc := "?"
+	if res.BestDepth > 0 {
+		sc = formatScore(res.BestLine.Score)
+	}
+	_, err := fmt.Fprintf(stdout, "best %s  (score %s at depth %d; %d nodes, %s, %.0f nodes/s)\n", res.Best, sc, res.BestDepth,
 		res.Info.Nodes, res.Info.Elapsed.Round(time.Millisecond), res.Info.NodesPerSecond())
 	return err
 }

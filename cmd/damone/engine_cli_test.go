@@ -47,7 +47,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "depth  3  score win in 3 plies") || !strings.Contains(out, "pv e4-d3 b1-c2 d3xb1") ||
-		!strings.Contains(out, "best e4-d3") {
+		!strings.Contains(out, "best e4-d3  (score win in 3 plies at depth 3;") {
 		t.Fatalf("output:\n%s", out)
 	}
 	out, _, code = runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:0", "--depth", "3", "--json")

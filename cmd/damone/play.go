@@ -122,12 +122,12 @@ func play(ctx context.Context, a *playArgs, stdin io.Reader, out io.Writer) erro
 			if err := g.Play(m); err != nil {
 				return fmt.Errorf("engine move %s refused: %w", m, err)
 			}
-			info := eng.Last.Info
+			last := &eng.Last
 			sc := "?"
-			if len(info.Lines) > 0 {
-				sc = formatScore(info.Lines[0].Score)
+			if last.BestDepth > 0 {
+				sc = formatScore(last.BestLine.Score)
 			}
-			fmt.Fprintf(out, "engine plays %s  (score %s for the engine, depth %d, %d nodes)\n", m, sc, info.Depth, info.Nodes)
+			fmt.Fprintf(out, "engine plays %s  (score %s for the engine, depth %d, %d nodes)\n", m, sc, last.BestDepth, last.Info.Nodes)
 			cur = g.Position()
 			drawBoard(out, &cur)
 			continue

@@ -43,13 +43,18 @@ func BenchmarkBudget50ms(b *testing.B) {
 			if _, err := po.Move(context.Background(), st); err != nil {
 				b.Fatal(err)
 			}
+			// Each player must search for its whole budget, and search
+			// something in it: a move made at once is a regression.
+			if last := &eng.Last; last.Info.Depth < 1 || last.Info.Elapsed < budget {
+				b.Fatalf("%s: the engine completed depth %d in %v of its %v", st.Position, last.Info.Depth, last.Info.Elapsed, budget)
+			}
+			if po.rounds < 2 {
+				b.Fatalf("%s: the playout player ran %d playouts a root move in %v", st.Position, po.rounds, budget)
+			}
 			nodes += eng.Last.Info.Nodes
 			playouts += int64(po.rounds)
 			moves++
 		}
-	}
-	if nodes == 0 || playouts == 0 {
-		b.Fatalf("no progress in %d moves: %d engine nodes, %d playouts", moves, nodes, playouts)
 	}
 	b.ReportMetric(float64(nodes)/float64(moves), "engine-nodes/move")
 	b.ReportMetric(float64(playouts)/float64(moves), "playouts/move")

@@ -64,6 +64,7 @@ func (p *Playout) NewGame(seed uint64) { p.rng = newRand(seed) }
 
 // Move runs the playouts and returns the root move with the best average.
 func (p *Playout) Move(ctx context.Context, st State) (engine.Move, error) {
+	p.rounds = 0
 	root := st.Position
 	moves := root.LegalMoves()
 	if len(moves) == 0 {

@@ -81,13 +81,21 @@ func (i *Info) NodesPerSecond() float64 {
 
 // Result is a finished search: the best move (if the side to move has a
 // move at all) and the last completed iteration. With one line, a search
-// stopped during an iteration plays that iteration's best so far if
-// another move there proved better than the completed iteration's best
-// (the one searched first): Best is then not Info.Lines[0]'s first move.
+// stopped (by its time, its node limit or its context) during an
+// iteration plays that iteration's best so far if another move there
+// proved better than the completed iteration's best (the one searched
+// first): Best is then not Info.Lines[0]'s first move.
 type Result struct {
 	Best    engine.Move
 	HasBest bool
-	Info    Info
+	// BestLine is the line Best begins, with its exact score, and
+	// BestDepth the depth that proved it: Info.Lines[0] and Info.Depth,
+	// or the unfinished iteration's line and depth (Info.Depth + 1).
+	// BestDepth is 0 when no iteration raised a score (Best is then the
+	// first legal move).
+	BestLine  Line
+	BestDepth int
+	Info      Info
 }
 
 // Searcher searches positions; it keeps its transposition table between
@@ -112,6 +120,7 @@ type Searcher struct {
 	start      time.Time
 	deadline   time.Time
 	rootFirst  engine.Move // the root move searched first in this iteration
+	rootScore  Score       // the exact score of the root's latest alpha raise
 	ctx        context.Context
 	rootSkip   []engine.Move // root moves excluded (multi-PV)
 	rootKeep   []engine.Move // if set, the only root moves searched (tablebase)
@@ -210,6 +219,8 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 					// full (a null window re-searched with an open one),
 					// so the last beats the previous best at this depth.
 					res.Best = s.pv[0][0]
+					res.BestLine = Line{Score: s.rootScore, PV: append([]engine.Move(nil), s.pv[0][:s.pvLen[0]]...)}
+					res.BestDepth = depth
 				}
 				break
 			}
@@ -223,7 +234,7 @@ func (s *Searcher) Search(ctx context.Context, pos engine.Position, opts Options
 		if s.stopped || len(lines) == 0 {
 			break // keep the last complete iteration
 		}
-		res.Best = lines[0].PV[0]
+		res.Best, res.BestLine, res.BestDepth = lines[0].PV[0], lines[0], depth
 		res.Info = Info{Depth: depth, Nodes: s.nodes, Elapsed: time.Since(s.start), Lines: lines}
 		if progress != nil {
 			progress(res.Info)
@@ -420,6 +431,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta Score) Score {
 				s.pv[ply][0] = *m
 				copy(s.pv[ply][1:], s.pv[ply+1][:s.pvLen[ply+1]])
 				s.pvLen[ply] = s.pvLen[ply+1] + 1
+				if ply == 0 {
+					s.rootScore = sc
+				}
 				if sc >= beta {
 					if !capture {
 						s.history[p.SideToMove()][m.From()][m.To()] += int32(depth * depth)

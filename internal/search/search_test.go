@@ -311,16 +311,42 @@ func TestContemptStaysBelowTablebaseResults(t *testing.T) {
 	}
 }
 
-// A timed search spends its whole time: it keeps iterating to the end of
-// it (the standard start is never solved within 300 ms).
+// A timed search spends its whole time: an iteration that completes in
+// the second half of the budget is followed by another, stopped at the
+// deadline. (The rule this replaced started no iteration after half the
+// time, so it returned at that completion, before the deadline.) The
+// budget is set from an untimed search's completion times so that one
+// falls in its second half; load can move it out, so up to four budgets
+// are tried and the test fails if none had a completion there.
 func TestTimedSearchSpendsTheTime(t *testing.T) {
 	p, _ := engine.StartPosition(engine.SetupStandard, engine.Red)
-	const budget = 300 * time.Millisecond
-	res := NewSearcher(4).Search(context.Background(), p, Options{Variant: engine.DefaultVariant()},
-		Limits{MoveTime: budget}, nil)
-	if res.Info.Elapsed < budget {
-		t.Fatalf("searched %v of a %v budget", res.Info.Elapsed, budget)
+	opts := Options{Variant: engine.DefaultVariant()}
+	var done []time.Duration
+	NewSearcher(4).Search(context.Background(), p, opts, Limits{MoveTime: 2 * time.Second}, func(info Info) {
+		done = append(done, info.Elapsed)
+	})
+	tried := 0
+	for _, at := range done {
+		if at < 60*time.Millisecond {
+			continue // too short to place against the scheduler's noise
+		}
+		if tried++; tried > 4 {
+			break
+		}
+		budget := at * 3 / 2
+		var inSecondHalf bool
+		res := NewSearcher(4).Search(context.Background(), p, opts, Limits{MoveTime: budget}, func(info Info) {
+			inSecondHalf = inSecondHalf || (info.Elapsed > budget/2 && info.Elapsed < budget)
+		})
+		if !inSecondHalf {
+			continue
+		}
+		if res.Info.Elapsed < budget {
+			t.Fatalf("an iteration completed in the second half of a %v budget, and the search returned after %v", budget, res.Info.Elapsed)
+		}
+		return
 	}
+	t.Fatalf("no budget had an iteration complete in its second half (untimed completions at %v)", done)
 }
 
 // A search stopped during an iteration plays the move that iteration has
@@ -350,6 +376,12 @@ func TestUnfinishedIterationCounts(t *testing.T) {
 			}
 			changed++
 			seen := false
+			// A fresh searcher's stopped search is a prefix of the full
+			// one, so a move taken from iteration d carries a score the
+			// full iteration also proved: never above its best, the best
+			// itself when it is the best move, and never falling as the
+			// limit (n, walked downwards here) shrinks.
+			ceiling := full.BestLine.Score
 			for n := full.Info.Nodes - 1; n > prev.Info.Nodes; n -= max(1, (full.Info.Nodes-prev.Info.Nodes)/25) {
 				res := NewSearcher(1).Search(context.Background(), p, opts, Limits{Nodes: n}, nil)
 				if res.Info.Depth != d-1 {
@@ -357,6 +389,23 @@ func TestUnfinishedIterationCounts(t *testing.T) {
 				}
 				if !legal(moves, &res.Best) {
 					t.Fatalf("%s, %d nodes: best %s is not a legal move", p, n, res.Best)
+				}
+				switch res.BestDepth {
+				case d - 1:
+					if !res.Best.Equivalent(&prev.Best) || res.BestLine.Score != prev.BestLine.Score {
+						t.Fatalf("%s, %d nodes: best %s (%d) from depth %d, want depth %d's %s (%d)", p, n, res.Best, res.BestLine.Score, d-1, d-1, prev.Best, prev.BestLine.Score)
+					}
+					ceiling = -infinity // no smaller limit may take a depth-d move
+				case d:
+					if res.BestLine.Score > ceiling || len(res.BestLine.PV) == 0 || !res.BestLine.PV[0].Equivalent(&res.Best) {
+						t.Fatalf("%s, %d nodes: best %s at depth %d scores %d with line %v; want at most %d (the full iteration's best, or a larger limit's)", p, n, res.Best, d, res.BestLine.Score, res.BestLine.PV, ceiling)
+					}
+					if res.Best.Equivalent(&full.Best) && res.BestLine.Score != full.BestLine.Score {
+						t.Fatalf("%s, %d nodes: best %s scores %d; the full depth-%d search scores it %d", p, n, res.Best, res.BestLine.Score, d, full.BestLine.Score)
+					}
+					ceiling = res.BestLine.Score
+				default:
+					t.Fatalf("%s, %d nodes: best proved at depth %d, want %d or %d", p, n, res.BestDepth, d-1, d)
 				}
 				seen = seen || res.Best.Equivalent(&full.Best)
 			}
