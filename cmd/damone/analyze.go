@@ -122,6 +122,9 @@ type infoJSON struct {
 	Best          string     `json:"best,omitempty"`
 	Final         bool       `json:"final,omitempty"`
 	Tablebase     *tbJSON    `json:"tablebase,omitempty"`
+	// Outcome is set, with Final and nothing searched, when the position
+	// is already a finished game (RULES.md, End of the game).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // tbJSON is the tables' verdict; dtc and plies_to_spare only when exact.
@@ -218,6 +221,15 @@ func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
 		if tb != nil {
 			fmt.Fprintln(stdout, tb)
 		}
+	}
+	// A finished game has no move to search (RULES.md, End of the game):
+	// the same answer AnalyzePosition gives.
+	if o := a.variant.PositionOutcome(&a.pos); o.Over() {
+		if a.asJSON {
+			return enc.Encode(infoJSON{Lines: []lineJSON{}, Final: true, Tablebase: tb, Outcome: o.String()})
+		}
+		_, err := fmt.Fprintf(stdout, "game over: %s\n", o)
+		return err
 	}
 	s := search.NewSearcher(a.hashMB)
 	// Touch the fresh table once: otherwise the first search pays a page

@@ -59,9 +59,9 @@ func TestAnalyzeCommand(t *testing.T) {
 	if !last.Final || last.Best != "e4-d3" || last.Depth != 3 || last.Lines[0].ScoreText != "win in 3 plies" {
 		t.Fatalf("final %+v", last)
 	}
-	// A position without moves: lost, no best move.
+	// A position without moves (h1's Pedine is blocked by g2): lost, no best move.
 	out, _, code = runCLI(t, "", "analyze", "--position", "B:RDg2:BPh1:0", "--depth", "2")
-	if code != 0 || !strings.Contains(out, "no legal move: black to move has lost") {
+	if code != 0 || !strings.Contains(out, "game over: red wins (stalemate)") || strings.Contains(out, "best ") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
@@ -170,5 +170,34 @@ func TestAnalyzeTablebaseVerdict(t *testing.T) {
 	}
 	if _, _, code = runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:0", "--depth", "2", "--egtb-dir", t.TempDir()); code == 0 {
 		t.Error("a directory without tables: exit 0")
+	}
+}
+
+// A finished position is answered with its outcome, never searched
+// (RULES.md, End of the game): Black to move with no pieces has lost;
+// Red to move with no Black piece left (a custom start) has won; the
+// no-progress count at the limit of 80 is a draw; under
+// capture-all-Damones, Black to move with no Damone has lost.
+func TestAnalyzeFinishedGame(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--position", "B:RPa8:B:0"}, "game over: red wins (all pieces captured)"},
+		{[]string{"--position", "R:RPa8:B:0"}, "game over: red wins (all pieces captured)"},
+		{[]string{"--position", "R:RDe4:BPb1:80"}, "game over: draw (no progress)"},
+		{[]string{"--position", "B:RMh1,De4:BDb5:0", "--capture-all-damones"}, "game over: red wins (all damones captured)"},
+	} {
+		out, errOut, code := runCLI(t, "", append([]string{"analyze"}, c.args...)...)
+		if code != 0 || !strings.Contains(out, c.want) || strings.Contains(out, "best ") {
+			t.Errorf("analyze %v: exit %d, output:\n%s%s\nwant %q and no move", c.args, code, out, errOut, c.want)
+		}
+	}
+	out, _, code := runCLI(t, "", "analyze", "--position", "R:RDe4:BPb1:80", "--json")
+	if code != 0 || !strings.Contains(out, `"final":true`) || !strings.Contains(out, `"outcome":"draw (no progress)"`) || strings.Contains(out, `"best"`) {
+		t.Errorf("analyze --json of a finished game: exit %d, output %s", code, out)
+	}
+	if _, errOut, code := runCLI(t, "", "play", "--movetime", "0"); code != 2 || !strings.Contains(errOut, "--movetime must be positive") {
+		t.Errorf("play --movetime 0: exit %d, stderr %s; want a usage error", code, errOut)
 	}
 }

@@ -59,6 +59,9 @@ redraws the board, "quit" resigns. Input can be piped.`)
 	}
 	a.limits = search.Limits{Nodes: *nodes, Depth: *depth}
 	if *nodes == 0 && *depth == 0 {
+		if *movetime == 0 { // no limit at all: the engine's move would never come
+			return nil, cli.Usagef("--movetime must be positive unless --nodes or --depth is given")
+		}
 		a.limits.MoveTime = *movetime
 	}
 	return a, nil
