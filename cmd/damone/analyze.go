@@ -251,14 +251,8 @@ func analyze(ctx context.Context, a *analyzeArgs, stdout io.Writer) error {
 		}
 		return enc.Encode(out)
 	}
-	if !res.HasBest {
-		sc := search.Score(0)
-		if len(res.Info.Lines) > 0 {
-			sc = res.Info.Lines[0].Score
-		}
-		_, err := fmt.Fprintf(stdout, "no legal move: %s to move has lost (score %s)\n", a.pos.SideToMove(), formatScore(sc))
-		return err
-	}
+	// A position without a legal move ended above (Stalemate), so the
+	// search has a best move here.
 	sc := "?"
 	if res.BestDepth > 0 {
 		sc = formatScore(res.BestLine.Score)
